@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { EpochMs, JsonObject, OrderId } from './common';
+import { ProcessMode } from './process-state';
+
+/** What a scheduler sends to `agent.<agent>.requests` for one step (or one compensation). */
+export const AgentRequest = z.object({
+  schemaVersion: z.literal(1),
+  processId: z.string().min(1),
+  orderId: OrderId,
+  /** Step name, unique within its workflow. */
+  step: z.string().min(1),
+  stepIndex: z.number().int().nonnegative(),
+  /** `forward` runs the step's operation, `compensate` its compensation. */
+  mode: ProcessMode,
+  agent: z.string().min(1),
+  /** Operation on the remote service, e.g. `reserve`. */
+  operation: z.string().min(1),
+  /** Fencing token: a reply is applied only if this is still the process's current attempt. */
+  attempt: z.number().int().positive(),
+  /** Same for every attempt of this step in this mode, so the remote applies its effect once. */
+  idempotencyKey: z.string().min(1),
+  /** After this instant the agent stops silently: the supervisor owns the step from then on. */
+  completeBy: EpochMs,
+  payload: JsonObject,
+  /** Queue the agent answers on. */
+  replyTo: z.string().min(1),
+});
+export type AgentRequest = z.infer<typeof AgentRequest>;

@@ -1,0 +1,25 @@
+/**
+ * Message and document contracts shared by every service.
+ *
+ * @example
+ * ```ts
+ * import { SubmissionMessage, QueueNames } from '@sas/contracts';
+ * const parsed = SubmissionMessage.safeParse(job.data);
+ * ```
+ */
+export * from './schema-version';
+export * from './queue-names';
+export * from './process-state';
+export * from './common';
+export * from './submission-message';
+export * from './agent-request';
+export * from './agent-reply';
+export * from './status-event';
+export * from './alert';
+export * from './dead-letter-entry';
+export * from './operator-command';
+export * from './scheduler-wakeup';
+export * from './process-document';
+export * from './process-event';
+export * from './breaker-state';
+export * from './describe-issues';

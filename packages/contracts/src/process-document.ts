@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { JsonObject } from './common';
+import { ProcessMode, ProcessState, StepState } from './process-state';
+
+/** State of one step inside a process document. */
+export const StepRecord = z.object({
+  name: z.string(),
+  agent: z.string(),
+  operation: z.string(),
+  /** Operation that undoes this step; null when the step needs no undo. */
+  compensation: z.string().nullable(),
+  state: StepState,
+  /** How many times this step (in its current mode) was dispatched. */
+  dispatches: z.number().int().nonnegative(),
+  /** Stable across retries and recoveries, so the remote applies the step once. */
+  idempotencyKey: z.string(),
+  startedAt: z.date().nullable(),
+  finishedAt: z.date().nullable(),
+  result: JsonObject.nullable(),
+  error: z.string().nullable(),
+});
+export type StepRecord = z.infer<typeof StepRecord>;
+
+/**
+ * One task (order) in the `processes` collection. Single-document writes give atomicity; every
+ * write is conditional on `state` and `attempt`.
+ */
+export const ProcessDocument = z.object({
+  _id: z.string(),
+  schemaVersion: z.literal(1),
+  orderId: z.string(),
+  workflow: z.string(),
+  workflowVersion: z.number().int().positive(),
+  payload: JsonObject,
+  state: ProcessState,
+  mode: ProcessMode,
+  /** Scheduler instance holding the process, null when none does. */
+  lockedBy: z.string().nullable(),
+  /** When the held step must have answered; the supervisor recovers it after this. */
+  completeBy: z.date().nullable(),
+  /** Recoveries since the last success or operator action. */
+  failureCount: z.number().int().nonnegative(),
+  /** Fencing token, incremented on every claim and recovery; replies of older attempts are stale. */
+  attempt: z.number().int().nonnegative(),
+  /** A scheduler may not claim the process before this (parked steps, extended waits). */
+  notBefore: z.date(),
+  /** Index of the step being run (forward) or undone (compensate). */
+  currentStep: z.number().int().nonnegative(),
+  steps: z.array(StepRecord),
+  /** Times the `wait` failure policy has already extended this process. */
+  waits: z.number().int().nonnegative(),
+  /** Why the process is in its state (last failure, cancel reason). */
+  reason: z.string().nullable(),
+  /** Set by an operator cancel: once compensation ends the state is `Canceled`, not `Compensated`. */
+  canceled: z.boolean(),
+  replyTo: z.string().nullable(),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+  /** Set when the process is terminal; the TTL index removes it later. */
+  deleteTime: z.date().nullable(),
+});
+export type ProcessDocument = z.infer<typeof ProcessDocument>;

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { JsonObject, OrderId, ReplyTo } from './common';
+
+/** Largest accepted order payload, serialised as JSON. Bigger orders are rejected, not truncated. */
+export const MAX_PAYLOAD_BYTES = 64 * 1024;
+
+/** What an application puts on the `submission` queue to start a task. */
+export const SubmissionMessage = z.object({
+  schemaVersion: z.literal(1),
+  orderId: OrderId,
+  /** Name of a registered workflow, e.g. `order-fulfilment`. */
+  workflow: z.string().min(1).max(100),
+  /** Pin a workflow version; the newest registered version when absent. */
+  workflowVersion: z.number().int().positive().optional(),
+  /** The order itself, handed to every step. */
+  payload: JsonObject.refine((p) => Buffer.byteLength(JSON.stringify(p)) <= MAX_PAYLOAD_BYTES, {
+    message: `payload must be at most ${MAX_PAYLOAD_BYTES} bytes as JSON`,
+  }),
+  /** Queue that receives this order's status events. */
+  replyTo: ReplyTo.optional(),
+});
+export type SubmissionMessage = z.infer<typeof SubmissionMessage>;
