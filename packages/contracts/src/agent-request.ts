@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EpochMs, JsonObject, OrderId } from './common';
 import { ProcessMode } from './process-state';
+import { RetryPolicy } from './retry-policy';
 
 /** What a scheduler sends to `agent.<agent>.requests` for one step (or one compensation). */
 export const AgentRequest = z.object({
@@ -22,6 +23,8 @@ export const AgentRequest = z.object({
   /** After this instant the agent stops silently: the supervisor owns the step from then on. */
   completeBy: EpochMs,
   payload: JsonObject,
+  /** The step's retry policy for transient faults; the agent's defaults when absent. */
+  retry: RetryPolicy.optional(),
   /** Queue the agent answers on. */
   replyTo: z.string().min(1),
 });

@@ -11,6 +11,7 @@ export * from './schema-version';
 export * from './queue-names';
 export * from './process-state';
 export * from './common';
+export * from './retry-policy';
 export * from './submission-message';
 export * from './agent-request';
 export * from './agent-reply';

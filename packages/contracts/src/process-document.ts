@@ -40,6 +40,8 @@ export const ProcessDocument = z.object({
   completeBy: z.date().nullable(),
   /** Recoveries since the last success or operator action. */
   failureCount: z.number().int().nonnegative(),
+  /** Optimistic-concurrency version: every write is conditional on it and increments it. */
+  revision: z.number().int().nonnegative(),
   /** Fencing token, incremented on every claim and recovery; replies of older attempts are stale. */
   attempt: z.number().int().nonnegative(),
   /** A scheduler may not claim the process before this (parked steps, extended waits). */

@@ -1,0 +1,106 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { QUEUE_NAME_PATTERN, QueueNames, SCHEMA_VERSION, type DeadLetterEntry } from '@sas/contracts';
+import type { Clock } from '@sas/runtime';
+import { Consumer } from './consumer';
+import type { ConsumerSpec } from './consumer-spec';
+import type { DeadLetterInput, DeadLetterSink } from './dead-letter-sink';
+import { createRedisConnection } from './redis-connection';
+import { DEFAULT_JOB_OPTIONS, type SendOptions } from './send-options';
+
+/** Options of {@link Bus}. */
+export interface BusOptions {
+  redisUrl: string;
+  /** BullMQ key prefix; use a `{hash tag}` on Redis Cluster. */
+  prefix: string;
+  instanceId: string;
+  logger: Logger;
+  clock: Clock;
+}
+
+/**
+ * One service's view of the queues: sends to any queue, consumes with validation, dead-letters.
+ * It owns one connection for producers and one per consumer (BullMQ blocks a worker's connection).
+ *
+ * @example
+ * ```ts
+ * const bus = new Bus({ redisUrl, prefix: 'sas', instanceId, logger, clock: systemClock });
+ * bus.consume({ queue: QueueNames.submission, schema: SubmissionMessage, handle: (m) => submit(m) });
+ * await bus.send(QueueNames.schedulerReady, { schemaVersion: 1, reason: 'submitted' });
+ * ```
+ */
+export class Bus implements DeadLetterSink {
+  private readonly producer: Redis;
+  private readonly queues = new Map<string, Queue>();
+  private readonly consumers: Consumer<z.ZodTypeAny>[] = [];
+  private readonly consumerConnections: Redis[] = [];
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: BusOptions) {
+    this.producer = createRedisConnection(options.redisUrl);
+    this.producer.on('error', (err) => options.logger.warn({ err: err.message }, 'redis connection error'));
+  }
+
+  /** True while the producer connection is up. */
+  isReady(): boolean {
+    return this.producer.status === 'ready';
+  }
+
+  /** Adds one message to a queue. Rejects when Redis is unreachable; callers decide to retry. */
+  async send(queue: string, data: unknown, options: SendOptions = {}): Promise<void> {
+    await this.queue(queue).add(queue, data, {
+      ...DEFAULT_JOB_OPTIONS,
+      ...(options.jobId ? { jobId: options.jobId } : {}),
+      ...(options.delayMs ? { delay: options.delayMs } : {}),
+    });
+  }
+
+  /** Starts consuming a queue; the consumer is closed with the bus. */
+  consume<S extends z.ZodTypeAny>(spec: ConsumerSpec<S>): Consumer<S> {
+    const connection = createRedisConnection(this.options.redisUrl);
+    connection.on('error', (err) => this.options.logger.debug({ err: err.message }, 'consumer redis error'));
+    this.consumerConnections.push(connection);
+    const consumer = new Consumer(spec, connection, this.options.prefix, this, this.options.logger.child({ queue: spec.queue }));
+    this.consumers.push(consumer as unknown as Consumer<z.ZodTypeAny>);
+    return consumer;
+  }
+
+  async deadLetter(input: DeadLetterInput): Promise<void> {
+    const entry: DeadLetterEntry = {
+      schemaVersion: SCHEMA_VERSION,
+      queue: input.queue,
+      rejectedBy: this.options.instanceId,
+      reason: input.reason,
+      issues: [...input.issues],
+      original: input.original,
+      at: this.options.clock.now(),
+    };
+    // Dead letters are kept until an operator removes them.
+    await this.queue(QueueNames.deadLetter).add('dead-letter', entry, { removeOnComplete: false, removeOnFail: false });
+  }
+
+  /** A queue handle for tools that inspect queues (dashboard, tests). */
+  queue(name: string): Queue {
+    if (!QUEUE_NAME_PATTERN.test(name)) {
+      throw new Error(`Queue name '${name}' is not valid: use letters, digits, '.', '_' and '-' only`);
+    }
+    let q = this.queues.get(name);
+    if (!q) {
+      q = new Queue(name, { connection: this.producer, prefix: this.options.prefix });
+      this.queues.set(name, q);
+    }
+    return q;
+  }
+
+  /** Closes consumers first (finishing in-flight jobs), then queues and connections. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled(this.consumers.map((c) => c.close()));
+      await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+      await Promise.allSettled([...this.consumerConnections, this.producer].map((c) => c.quit().catch(() => c.disconnect())));
+    })();
+    return this.closing;
+  }
+}

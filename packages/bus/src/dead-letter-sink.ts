@@ -1,0 +1,12 @@
+/** What a rejected message is reported with. */
+export interface DeadLetterInput {
+  queue: string;
+  reason: string;
+  issues: readonly string[];
+  original: unknown;
+}
+
+/** Keeps rejected messages; implemented by {@link Bus} on the `dead-letter` queue. */
+export interface DeadLetterSink {
+  deadLetter(input: DeadLetterInput): Promise<void>;
+}

@@ -1,0 +1,13 @@
+/**
+ * The process engine: the single path by which any service changes a process.
+ *
+ * @example
+ * ```ts
+ * const engine = new ProcessEngine({ store, outbox: bus, registry, clock, who, replyQueue, logger });
+ * await engine.apply(reply.processId, { type: 'reply', reply });
+ * ```
+ */
+export * from './outbox';
+export * from './apply-outcome';
+export * from './action-performer';
+export * from './process-engine';

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+/** Environment fields every service shares. Spread into a service's own schema. */
+export const CommonConfig = {
+  /** Redis for BullMQ queues. */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// or rediss://')
+    .default('redis://127.0.0.1:6379'),
+  /** MongoDB state store. The local launcher and tests set it to the resolved server. */
+  MONGO_URL: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\//, 'MONGO_URL must be a mongodb:// URL; set it, or run through the launcher')
+    .default('mongodb://127.0.0.1:27017/?directConnection=true'),
+  /** Database name inside MongoDB. */
+  MONGO_DB: z.string().min(1).default('sas'),
+  /** Prefix for every BullMQ key; tests give each run its own. Use a `{hash tag}` on Redis Cluster. */
+  QUEUE_PREFIX: z.string().min(1).default('sas'),
+  /** pino level. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Port of /healthz /readyz /metrics; 0 picks a free port, -1 disables. */
+  PROBE_PORT: z.coerce.number().int().min(-1).max(65535).default(-1),
+  /** Name of this instance in logs, locks and history; defaults to `<service>-<host>-<pid>`. */
+  INSTANCE_ID: z.string().min(1).optional(),
+};

@@ -1,0 +1,7 @@
+/** Every MongoDB collection the system uses. */
+export const CollectionNames = {
+  processes: 'processes',
+  processEvents: 'process_events',
+  agentBreakers: 'agent_breakers',
+  leases: 'leases',
+} as const;

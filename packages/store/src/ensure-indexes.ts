@@ -1,0 +1,26 @@
+import type { Db } from 'mongodb';
+import { CollectionNames } from './collection-names';
+
+/**
+ * Creates every index the system relies on. Idempotent; each service calls it at start so
+ * whichever starts first prepares the database.
+ * - `orderId` unique: a duplicate submission creates nothing new.
+ * - `state + notBefore`: the scheduler's claim query; `state + completeBy`: the supervisor's sweep.
+ * - `deleteTime` TTL (expireAfterSeconds 0): a document is removed once its deleteTime has passed.
+ */
+export async function ensureIndexes(db: Db): Promise<void> {
+  const processes = db.collection(CollectionNames.processes);
+  await processes.createIndexes([
+    { key: { orderId: 1 }, name: 'orderId_unique', unique: true },
+    { key: { state: 1, notBefore: 1 }, name: 'claim' },
+    { key: { state: 1, completeBy: 1 }, name: 'sweep' },
+    { key: { deleteTime: 1 }, name: 'ttl', expireAfterSeconds: 0 },
+  ]);
+  await db.collection(CollectionNames.processEvents).createIndexes([
+    { key: { processId: 1, at: 1 }, name: 'byProcess' },
+    { key: { deleteTime: 1 }, name: 'ttl', expireAfterSeconds: 0 },
+  ]);
+  await db.collection(CollectionNames.agentBreakers).createIndexes([
+    { key: { deleteTime: 1 }, name: 'ttl', expireAfterSeconds: 0 },
+  ]);
+}

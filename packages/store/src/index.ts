@@ -1,0 +1,18 @@
+/**
+ * MongoDB repositories. No business rules: only conditional writes and queries.
+ *
+ * @example
+ * ```ts
+ * const { db } = await connectStore(config.MONGO_URL, config.MONGO_DB);
+ * await ensureIndexes(db);
+ * const store = new MongoProcessStore(db);
+ * ```
+ */
+export * from './collection-names';
+export * from './connect-store';
+export * from './ensure-indexes';
+export * from './commit-result';
+export * from './process-store';
+export * from './mongo-process-store';
+export * from './breaker-repository';
+export * from './lease-repository';

@@ -1,0 +1,62 @@
+import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { ProcessDocument, ProcessEventEntry } from '@sas/contracts';
+import { CollectionNames } from './collection-names';
+import type { CommitResult } from './commit-result';
+import type { ProcessStore } from './process-store';
+
+const DUPLICATE_KEY = 11000;
+
+/** {@link ProcessStore} on MongoDB: single-document conditional writes, no transactions needed. */
+export class MongoProcessStore implements ProcessStore {
+  private readonly processes: Collection<ProcessDocument>;
+  private readonly events: Collection<ProcessEventEntry>;
+
+  constructor(db: Db) {
+    this.processes = db.collection<ProcessDocument>(CollectionNames.processes);
+    this.events = db.collection<ProcessEventEntry>(CollectionNames.processEvents);
+  }
+
+  async insert(doc: ProcessDocument): Promise<CommitResult> {
+    try {
+      await this.processes.insertOne(doc);
+      return { ok: true };
+    } catch (e) {
+      if (e instanceof MongoServerError && e.code === DUPLICATE_KEY) return { ok: false, reason: 'duplicate' };
+      throw e;
+    }
+  }
+
+  async commit(next: ProcessDocument, expectedRevision: number): Promise<CommitResult> {
+    const result = await this.processes.replaceOne({ _id: next._id, revision: expectedRevision }, next);
+    return result.matchedCount === 1 ? { ok: true } : { ok: false, reason: 'conflict' };
+  }
+
+  get(processId: string): Promise<ProcessDocument | null> {
+    return this.processes.findOne({ _id: processId });
+  }
+
+  getByOrderId(orderId: string): Promise<ProcessDocument | null> {
+    return this.processes.findOne({ orderId });
+  }
+
+  findClaimable(now: Date, limit: number): Promise<ProcessDocument[]> {
+    return this.processes.find({ state: 'Pending', notBefore: { $lte: now } }).sort({ notBefore: 1 }).limit(limit).toArray();
+  }
+
+  findExpired(now: Date, limit: number): Promise<ProcessDocument[]> {
+    return this.processes
+      .find({ state: { $in: ['Processing', 'Compensating'] }, completeBy: { $lte: now } })
+      .sort({ completeBy: 1 })
+      .limit(limit)
+      .toArray();
+  }
+
+  async appendEvents(entries: readonly ProcessEventEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.events.insertMany(entries.map((e) => ({ ...e })), { ordered: false });
+  }
+
+  history(processId: string): Promise<ProcessEventEntry[]> {
+    return this.events.find({ processId }, { projection: { _id: 0 } }).sort({ at: 1 }).toArray();
+  }
+}

@@ -1,0 +1,73 @@
+import type { AgentReply, ProcessDocument } from '@sas/contracts';
+import { continueCompensation } from './compensation';
+import { ProcessDraft } from './process-draft';
+import { recoverFailure } from './recover';
+import type { TransitionContext } from './transition-context';
+import type { TransitionResult } from './transition-result';
+
+/** Why a reply does not apply, or null when it is current. Replies are fenced by (step, mode, attempt). */
+export function staleReason(doc: ProcessDocument, reply: AgentReply): string | null {
+  const held = reply.mode === 'forward' ? 'Processing' : 'Compensating';
+  if (doc.state !== held) return `process is ${doc.state}, not ${held}`;
+  if (doc.mode !== reply.mode) return `process mode is ${doc.mode}, reply is for ${reply.mode}`;
+  if (doc.attempt !== reply.attempt) return `attempt ${reply.attempt} is not current (${doc.attempt})`;
+  if (doc.currentStep !== reply.stepIndex || doc.steps[doc.currentStep]?.name !== reply.step) {
+    return `step ${reply.step}#${reply.stepIndex} is not current (#${doc.currentStep})`;
+  }
+  return null;
+}
+
+/** Applies an agent's answer to the held step; stale answers change nothing. */
+export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: TransitionContext): TransitionResult {
+  const stale = staleReason(doc, reply);
+  if (stale) return { applied: false, reason: `stale reply from ${reply.agentInstance}: ${stale}` };
+  const draft = new ProcessDraft(doc, ctx);
+  const step = draft.step();
+  const from = `${reply.outcome} from ${reply.agentInstance} for ${step.name}#${reply.attempt}`;
+  switch (reply.outcome) {
+    case 'ok':
+      draft.doc.failureCount = 0;
+      step.finishedAt = draft.now;
+      step.error = null;
+      if (reply.mode === 'compensate') {
+        step.state = 'Compensated';
+        return continueCompensation(draft, draft.doc.currentStep - 1, from);
+      }
+      step.state = 'Completed';
+      step.result = reply.result;
+      draft.status('StepCompleted', { step: step.name });
+      if (draft.doc.currentStep + 1 < draft.doc.steps.length) {
+        draft.doc.currentStep += 1;
+        draft.dispatch();
+        return draft.finish(`${from}; dispatching ${draft.step().name}`);
+      }
+      draft.doc.reason = null;
+      draft.settle('Processed');
+      draft.status('Processed');
+      return draft.finish(`${from}; all steps done`);
+    case 'parked':
+      // The remote's circuit is open: hold the step without counting a failure.
+      draft.doc.reason = `${step.name}: ${reply.reason}`;
+      draft.release(ctx.now + reply.retryAfterMs);
+      return draft.finish(`${from}: ${reply.reason}; parked for ${reply.retryAfterMs} ms`);
+    case 'error':
+      if (reply.errorKind === 'transient') return recoverFailure(draft, `agent gave up: ${reply.message}`);
+      step.error = reply.message;
+      step.finishedAt = draft.now;
+      draft.doc.reason = `${step.name}: ${reply.message}`;
+      if (reply.mode === 'compensate') {
+        draft.settle('Error');
+        draft.alert('CompensationFailed', `${step.name} compensation refused: ${reply.message}; an operator must resolve it`);
+        draft.status('Failed', { step: step.name, reason: `compensation refused: ${reply.message}` });
+        return draft.finish(`${from}: compensation refused`);
+      }
+      step.state = 'Failed';
+      draft.status('Failed', { step: step.name, reason: reply.message });
+      if (ctx.workflow.onPermanentFailure === 'error') {
+        draft.settle('Error');
+        draft.alert('ProcessError', `${step.name} refused: ${reply.message}; resubmit or cancel the process`);
+        return draft.finish(`${from}: permanent failure`);
+      }
+      return continueCompensation(draft, draft.doc.currentStep, `${from}: permanent failure`);
+  }
+}

@@ -1,0 +1,48 @@
+import type { StepRecord } from '@sas/contracts';
+import type { ProcessDraft } from './process-draft';
+import type { TransitionResult } from './transition-result';
+
+/**
+ * Whether a step may have had an effect that must be undone: it completed, or it was dispatched
+ * and its outcome is unknown (timed out), or its compensation is under way. Compensations are
+ * idempotent, so undoing a step that in fact never took effect is harmless.
+ */
+export function needsCompensation(step: StepRecord): boolean {
+  return step.compensation !== null && (step.state === 'Completed' || step.state === 'Running' || step.state === 'Compensating');
+}
+
+/** Highest step index at or below `from` that needs compensating, or -1. */
+export function compensationTarget(steps: readonly StepRecord[], from: number): number {
+  for (let i = Math.min(from, steps.length - 1); i >= 0; i--) {
+    const step = steps[i];
+    if (step && needsCompensation(step)) return i;
+  }
+  return -1;
+}
+
+/**
+ * Dispatches the next compensation at or below `from`, or ends the process Compensated (Canceled
+ * for an operator cancel) when nothing is left to undo.
+ */
+export function continueCompensation(draft: ProcessDraft, from: number, why: string): TransitionResult {
+  draft.doc.mode = 'compensate';
+  const target = compensationTarget(draft.doc.steps, from);
+  if (target < 0) {
+    const canceled = draft.doc.canceled;
+    draft.settle(canceled ? 'Canceled' : 'Compensated');
+    draft.status(canceled ? 'Canceled' : 'Compensated', draft.doc.reason ? { reason: draft.doc.reason } : {});
+    return draft.finish(`${why}; nothing left to undo`);
+  }
+  const step = draft.step(target);
+  if (step.state !== 'Compensating') {
+    // First compensation attempt of this step: count its dispatches afresh and key it as an undo.
+    step.state = 'Compensating';
+    step.dispatches = 0;
+    step.startedAt = null;
+    step.finishedAt = null;
+    step.idempotencyKey = `${step.idempotencyKey}/compensate`;
+  }
+  draft.doc.currentStep = target;
+  draft.dispatch();
+  return draft.finish(`${why}; compensating ${step.name}`);
+}

@@ -1,0 +1,26 @@
+/**
+ * Workflows as data and the pure process state machine. No I/O.
+ *
+ * @example
+ * ```ts
+ * const registry = new WorkflowRegistry(builtInWorkflows);
+ * const result = transition(doc, { type: 'claim' }, { workflow, now, who, replyQueue });
+ * if (result.applied) { await store.commit(result.next, doc.revision); perform(result.actions); }
+ * ```
+ */
+export * from './workflow-definition';
+export * from './workflow-registry';
+export * from './order-fulfilment';
+export * from './process-input';
+export * from './action';
+export * from './transition-context';
+export * from './transition-result';
+export * from './idempotency-key';
+export * from './create-process';
+export * from './compensation';
+export * from './claim';
+export * from './apply-reply';
+export * from './recover';
+export * from './operator-actions';
+export * from './transition';
+export * from './load-workflows';

@@ -1,0 +1,157 @@
+import {
+  QueueNames,
+  SCHEMA_VERSION,
+  type Alert,
+  type ProcessDocument,
+  type ProcessState,
+  type StatusEvent,
+  type StepRecord,
+} from '@sas/contracts';
+import type { Action } from './action';
+import { idempotencyKey } from './idempotency-key';
+import type { TransitionContext } from './transition-context';
+import type { TransitionResult } from './transition-result';
+import type { StepDefinition } from './workflow-definition';
+
+/**
+ * A copy of a process being changed by one transition, with the helpers every transition shares.
+ * `finish()` stamps revision, updatedAt and the history entry.
+ */
+export class ProcessDraft {
+  readonly doc: ProcessDocument;
+  readonly actions: Action[] = [];
+
+  constructor(
+    private readonly original: ProcessDocument,
+    readonly ctx: TransitionContext,
+  ) {
+    this.doc = structuredClone(original);
+  }
+
+  get now(): Date {
+    return new Date(this.ctx.now);
+  }
+
+  step(index = this.doc.currentStep): StepRecord {
+    const step = this.doc.steps[index];
+    if (!step) throw new Error(`Process ${this.doc._id} has no step ${index}`);
+    return step;
+  }
+
+  definition(index = this.doc.currentStep): StepDefinition {
+    const name = this.step(index).name;
+    const def = this.ctx.workflow.steps.find((s) => s.name === name);
+    if (!def) throw new Error(`Workflow ${this.ctx.workflow.name} v${this.ctx.workflow.version} has no step '${name}'`);
+    return def;
+  }
+
+  /** Holds the process and sends the current step (or its compensation) to its agent. */
+  dispatch(): void {
+    const mode = this.doc.mode;
+    const index = this.doc.currentStep;
+    const step = this.step(index);
+    const def = this.definition(index);
+    const operation = mode === 'forward' ? step.operation : step.compensation;
+    if (operation === null) throw new Error(`Step '${step.name}' has no compensation to dispatch`);
+    this.doc.state = mode === 'forward' ? 'Processing' : 'Compensating';
+    this.doc.attempt += 1;
+    this.doc.lockedBy = this.ctx.who;
+    this.doc.completeBy = new Date(this.ctx.now + def.completeByMs);
+    step.state = mode === 'forward' ? 'Running' : 'Compensating';
+    step.dispatches += 1;
+    step.startedAt ??= this.now;
+    this.actions.push({
+      type: 'dispatch',
+      queue: QueueNames.agentRequests(step.agent),
+      request: {
+        schemaVersion: SCHEMA_VERSION,
+        processId: this.doc._id,
+        orderId: this.doc.orderId,
+        step: step.name,
+        stepIndex: index,
+        mode,
+        agent: step.agent,
+        operation,
+        attempt: this.doc.attempt,
+        idempotencyKey: idempotencyKey(this.doc._id, step.name, mode),
+        completeBy: this.ctx.now + def.completeByMs,
+        payload: mode === 'forward' ? this.doc.payload : { ...this.doc.payload, compensating: step.result },
+        retry: def.retry,
+        replyTo: this.ctx.replyQueue,
+      },
+    });
+  }
+
+  /** Releases the process for any scheduler to claim at `atMs`; any reply of the current attempt becomes stale. */
+  release(atMs: number): void {
+    this.doc.state = 'Pending';
+    this.doc.attempt += 1;
+    this.doc.lockedBy = null;
+    this.doc.completeBy = null;
+    this.doc.notBefore = new Date(atMs);
+    this.actions.push({ type: 'wake', atMs });
+  }
+
+  /** Ends the process for good (or until an operator acts, for Error). */
+  settle(state: Extract<ProcessState, 'Processed' | 'Compensated' | 'Canceled' | 'Error'>): void {
+    this.doc.state = state;
+    this.doc.lockedBy = null;
+    this.doc.completeBy = null;
+    this.doc.deleteTime = state === 'Error' ? null : new Date(this.ctx.now + this.ctx.workflow.retentionMs);
+  }
+
+  status(status: StatusEvent['status'], extra: { step?: string; reason?: string } = {}): void {
+    if (!this.doc.replyTo) return;
+    this.actions.push({
+      type: 'status',
+      replyTo: this.doc.replyTo,
+      event: {
+        schemaVersion: SCHEMA_VERSION,
+        orderId: this.doc.orderId,
+        processId: this.doc._id,
+        status,
+        ...extra,
+        at: this.ctx.now,
+      },
+    });
+  }
+
+  alert(kind: Alert['kind'], reason: string): void {
+    this.actions.push({
+      type: 'alert',
+      alert: {
+        schemaVersion: SCHEMA_VERSION,
+        kind,
+        processId: this.doc._id,
+        orderId: this.doc.orderId,
+        step: this.step().name,
+        failureCount: this.doc.failureCount,
+        reason,
+        at: this.ctx.now,
+      },
+    });
+  }
+
+  finish(why: string): TransitionResult {
+    this.doc.revision = this.original.revision + 1;
+    this.doc.updatedAt = this.now;
+    return {
+      applied: true,
+      next: this.doc,
+      actions: this.actions,
+      history: {
+        processId: this.doc._id,
+        orderId: this.doc.orderId,
+        who: this.ctx.who,
+        at: this.now,
+        from: this.original.state,
+        to: this.doc.state,
+        why,
+        attempt: this.doc.attempt,
+        step: this.doc.steps[this.doc.currentStep]?.name ?? null,
+        // History outlives its process by a retention period, so an audit can still read it.
+        deleteTime: new Date(this.ctx.now + 2 * this.ctx.workflow.retentionMs),
+      },
+    };
+  }
+}

@@ -1,0 +1,12 @@
+import type { WorkflowDefinition } from './workflow-definition';
+
+/** What a transition needs besides the process and the input. Time is a value: no clock inside. */
+export interface TransitionContext {
+  workflow: WorkflowDefinition;
+  /** Milliseconds since the epoch. */
+  now: number;
+  /** Service instance making the transition (lock holder, history author). */
+  who: string;
+  /** Queue agents answer on. */
+  replyQueue: string;
+}

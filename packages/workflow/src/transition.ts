@@ -1,0 +1,35 @@
+import type { ProcessDocument } from '@sas/contracts';
+import { applyReply } from './apply-reply';
+import { claim } from './claim';
+import { cancel, resubmit } from './operator-actions';
+import type { ProcessInput } from './process-input';
+import { ProcessDraft } from './process-draft';
+import { isExpired, recoverFailure } from './recover';
+import type { TransitionContext } from './transition-context';
+import type { TransitionResult } from './transition-result';
+
+/**
+ * The whole protocol as one pure function: (process, input) → (next process, actions), or
+ * "nothing changes" with the reason. The caller commits `next` conditionally on the process's
+ * revision and only then performs the actions.
+ */
+export function transition(doc: ProcessDocument, input: ProcessInput, ctx: TransitionContext): TransitionResult {
+  if (doc.workflow !== ctx.workflow.name || doc.workflowVersion !== ctx.workflow.version) {
+    throw new Error(
+      `Process ${doc._id} runs ${doc.workflow} v${doc.workflowVersion} but was given ${ctx.workflow.name} v${ctx.workflow.version}`,
+    );
+  }
+  switch (input.type) {
+    case 'claim':
+      return claim(doc, ctx);
+    case 'reply':
+      return applyReply(doc, input.reply, ctx);
+    case 'expire':
+      if (!isExpired(doc, ctx.now)) return { applied: false, reason: `not expired: state ${doc.state}` };
+      return recoverFailure(new ProcessDraft(doc, ctx), 'complete-by passed');
+    case 'resubmit':
+      return resubmit(doc, input.by, ctx);
+    case 'cancel':
+      return cancel(doc, input.by, input.reason, ctx);
+  }
+}

@@ -1,0 +1,4 @@
+/** The scheduler service's components, for tests and the simulation. */
+export * from './config';
+export * from './scheduler';
+export * from './operator-command-handler';

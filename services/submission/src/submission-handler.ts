@@ -1,0 +1,105 @@
+import {
+  QueueNames,
+  ReplyTo,
+  SCHEMA_VERSION,
+  type StatusEvent,
+  type SubmissionMessage,
+} from '@sas/contracts';
+import type { Outbox } from '@sas/engine';
+import type { Clock } from '@sas/runtime';
+import type { ProcessStore } from '@sas/store';
+import { createProcess, type WorkflowRegistry } from '@sas/workflow';
+import type { Logger } from 'pino';
+
+/** Keeps messages that cannot be handled (implemented by the bus's dead-letter queue). */
+export interface DeadLetters {
+  deadLetter(input: { queue: string; reason: string; issues: readonly string[]; original: unknown }): Promise<void>;
+}
+
+/** Dependencies of {@link SubmissionHandler}. */
+export interface SubmissionDeps {
+  store: ProcessStore;
+  outbox: Outbox;
+  deadLetters: DeadLetters;
+  registry: WorkflowRegistry;
+  clock: Clock;
+  newId: () => string;
+  logger: Logger;
+}
+
+/** What became of one submission. */
+export type SubmissionOutcome =
+  | { kind: 'received'; processId: string }
+  | { kind: 'duplicate'; processId: string | undefined }
+  | { kind: 'rejected'; reason: string };
+
+/**
+ * Turns a valid submission into ONE process document (order and process record in a single
+ * insert, unique on orderId), answers `Received` or `Duplicate`, and wakes a scheduler.
+ */
+export class SubmissionHandler {
+  constructor(private readonly deps: SubmissionDeps) {}
+
+  async handle(message: SubmissionMessage): Promise<SubmissionOutcome> {
+    const { registry, store, clock, logger } = this.deps;
+    const log = logger.child({ orderId: message.orderId });
+    const workflow = registry.find(message.workflow, message.workflowVersion);
+    if (!workflow) {
+      const version = message.workflowVersion ? ` v${message.workflowVersion}` : '';
+      const reason = `unknown workflow '${message.workflow}${version}'; known: ${registry.list().join(', ')}`;
+      await this.deps.deadLetters.deadLetter({ queue: QueueNames.submission, reason, issues: [], original: message });
+      await this.status(message.replyTo, { orderId: message.orderId, status: 'Rejected', reason });
+      log.warn({ reason }, 'submission rejected');
+      return { kind: 'rejected', reason };
+    }
+    const processId = this.deps.newId();
+    const doc = createProcess({
+      processId,
+      orderId: message.orderId,
+      payload: message.payload,
+      replyTo: message.replyTo ?? null,
+      workflow,
+      now: clock.now(),
+    });
+    const inserted = await store.insert(doc);
+    if (!inserted.ok) {
+      const existing = await store.getByOrderId(message.orderId);
+      const reason = `orderId '${message.orderId}' was already submitted${existing ? ` (process ${existing._id}, ${existing.state})` : ''}; nothing new was created`;
+      await this.status(message.replyTo, { orderId: message.orderId, processId: existing?._id, status: 'Duplicate', reason });
+      log.info({ processId: existing?._id }, 'duplicate submission');
+      return { kind: 'duplicate', processId: existing?._id };
+    }
+    await store.appendEvents([
+      {
+        processId,
+        orderId: message.orderId,
+        who: 'submission',
+        at: new Date(clock.now()),
+        from: null,
+        to: 'Pending',
+        why: `submitted (${workflow.name} v${workflow.version})`,
+        attempt: 0,
+        step: null,
+        deleteTime: new Date(clock.now() + 2 * workflow.retentionMs),
+      },
+    ]);
+    await this.status(message.replyTo, { orderId: message.orderId, processId, status: 'Received' });
+    await this.deps.outbox.send(QueueNames.schedulerReady, { schemaVersion: SCHEMA_VERSION, processId, reason: 'submitted' });
+    log.info({ processId, workflow: workflow.name, version: workflow.version }, 'order received');
+    return { kind: 'received', processId };
+  }
+
+  /** Answers the sender of a message that failed validation, when its replyTo can be read. */
+  async answerRejected(raw: unknown, reason: string, issues: readonly string[]): Promise<void> {
+    const fields = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+    const replyTo = ReplyTo.safeParse(fields['replyTo']);
+    if (!replyTo.success) return;
+    const orderId = typeof fields['orderId'] === 'string' ? fields['orderId'] : undefined;
+    await this.status(replyTo.data, { orderId, status: 'Rejected', reason: `${reason}: ${issues.join('; ')}` });
+  }
+
+  private async status(replyTo: string | undefined, event: Omit<StatusEvent, 'schemaVersion' | 'at'>): Promise<void> {
+    if (!replyTo) return;
+    await this.deps.outbox.send(replyTo, { schemaVersion: SCHEMA_VERSION, ...event, at: this.deps.clock.now() });
+  }
+}
