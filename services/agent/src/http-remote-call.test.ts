@@ -1,0 +1,205 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PermanentError, TransientError } from '@sas/runtime';
+import { createHttpRemoteCall } from './http-remote-call';
+import type { RemoteCallRequest } from './remote-call';
+
+interface Received {
+  method: string | undefined;
+  url: string | undefined;
+  headers: IncomingMessage['headers'];
+  body: unknown;
+}
+
+type Responder = (res: ServerResponse) => void;
+
+/** A local HTTP server answering each request with the next responder (the last one repeats). */
+async function startRemote(
+  responders: Responder[],
+): Promise<{ url: string; received: Received[]; server: Server }> {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+    req.on('end', () => {
+      received.push({
+        method: req.method,
+        url: req.url,
+        headers: req.headers,
+        body: JSON.parse(raw) as unknown,
+      });
+      const respond = responders[Math.min(received.length - 1, responders.length - 1)];
+      respond?.(res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, received, server };
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Responder {
+  return (res) =>
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+}
+
+const hang: Responder = () => undefined;
+
+const request: RemoteCallRequest = {
+  agent: 'payment',
+  operation: 'charge',
+  orderId: 'order-7',
+  payload: { amount: 42 },
+  idempotencyKey: 'order-7/charge-card/forward',
+};
+
+describe('createHttpRemoteCall against a local HTTP server', () => {
+  let server: Server | undefined;
+
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    server = undefined;
+  });
+
+  it('posts the order with the idempotency key and resolves with the result and effectId', async () => {
+    const remote = await startRemote([
+      json(200, {
+        effectId: 'eff-1',
+        service: 'payment',
+        operation: 'charge',
+        orderId: 'order-7',
+        idempotencyKey: request.idempotencyKey,
+        result: { charged: 42 },
+      }),
+    ]);
+    server = remote.server;
+
+    const result = await createHttpRemoteCall(`${remote.url}/`)(request, new AbortController().signal);
+
+    expect(result).toEqual({ charged: 42, effectId: 'eff-1' });
+    expect(remote.received[0]).toMatchObject({
+      method: 'POST',
+      url: '/services/payment/charge',
+      body: { orderId: 'order-7', payload: { amount: 42 } },
+    });
+    expect(remote.received[0]?.headers['idempotency-key']).toBe(request.idempotencyKey);
+    expect(remote.received[0]?.headers['content-type']).toBe('application/json');
+  });
+
+  it('maps 503 with Retry-After to a transient error with the hint, then succeeds on the next call', async () => {
+    const remote = await startRemote([
+      json(503, { error: 'payment is in an outage window' }, { 'Retry-After': '2' }),
+      json(200, { effectId: 'eff-9', result: { charged: 42 } }),
+    ]);
+    server = remote.server;
+    const call = createHttpRemoteCall(remote.url);
+
+    const failure = await call(request, new AbortController().signal).catch((e: unknown) => e);
+    const result = await call(request, new AbortController().signal);
+
+    expect(failure).toBeInstanceOf(TransientError);
+    expect(failure).toMatchObject({
+      message: 'payment/charge answered 503: payment is in an outage window',
+      retryAfterMs: 2000,
+    });
+    expect(result).toEqual({ charged: 42, effectId: 'eff-9' });
+    expect(remote.received.map((r) => r.headers['idempotency-key'])).toEqual([
+      request.idempotencyKey,
+      request.idempotencyKey,
+    ]);
+  });
+
+  it.each([429, 500, 502])('maps %i to a transient error', async (status) => {
+    const remote = await startRemote([json(status, { error: 'try later' })]);
+    server = remote.server;
+
+    const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+      (e: unknown) => e,
+    );
+
+    expect(failure).toBeInstanceOf(TransientError);
+    expect(failure).toMatchObject({
+      message: `payment/charge answered ${status}: try later`,
+      retryAfterMs: undefined,
+    });
+  });
+
+  it.each([400, 404, 409, 422])(
+    'maps %i to a permanent error carrying the remote’s message',
+    async (status) => {
+      const remote = await startRemote([json(status, { error: 'card declined' })]);
+      server = remote.server;
+
+      const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+        (e: unknown) => e,
+      );
+
+      expect(failure).toBeInstanceOf(PermanentError);
+      expect((failure as Error).message).toBe(`payment/charge answered ${status}: card declined`);
+    },
+  );
+
+  it('rejects a 200 without { effectId, result } as permanent', async () => {
+    const remote = await startRemote([json(200, { ok: true })]);
+    server = remote.server;
+
+    const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+      (e: unknown) => e,
+    );
+
+    expect(failure).toBeInstanceOf(PermanentError);
+    expect((failure as Error).message).toContain('payment/charge answered 200 without { effectId, result }');
+  });
+
+  it('gives up on a hanging remote when the caller aborts, as a transient error', async () => {
+    const remote = await startRemote([hang]);
+    server = remote.server;
+    const controller = new AbortController();
+    const arrived = new Promise<void>((resolve) => remote.server.once('request', () => resolve()));
+
+    const pending = createHttpRemoteCall(remote.url, { timeoutMs: 0 })(request, controller.signal).catch(
+      (e: unknown) => e,
+    );
+    await arrived;
+    controller.abort();
+    const failure = await pending;
+
+    expect(failure).toBeInstanceOf(TransientError);
+    expect((failure as Error).message).toBe(
+      'call to payment/charge aborted by the agent (complete-by reached)',
+    );
+  });
+
+  it('gives up on a hanging remote after its per-call timeout, as a transient error', async () => {
+    const remote = await startRemote([hang]);
+    server = remote.server;
+
+    const failure = await createHttpRemoteCall(remote.url, { timeoutMs: 50 })(
+      request,
+      new AbortController().signal,
+    ).catch((e: unknown) => e);
+
+    expect(failure).toBeInstanceOf(TransientError);
+    expect((failure as Error).message).toBe('payment/charge did not answer within 50 ms');
+  });
+
+  it('maps a refused connection to a transient error naming the URL', async () => {
+    const remote = await startRemote([hang]);
+    const { url } = remote;
+    await new Promise<void>((resolve) => remote.server.close(() => resolve()));
+
+    const failure = await createHttpRemoteCall(url)(request, new AbortController().signal).catch(
+      (e: unknown) => e,
+    );
+
+    expect(failure).toBeInstanceOf(TransientError);
+    expect((failure as Error).message).toContain(`could not reach ${url}/services/payment/charge`);
+    expect((failure as Error).message).toContain('ECONNREFUSED');
+  });
+
+  it('refuses a base URL that is not a URL, saying what to set', () => {
+    expect(() => createHttpRemoteCall('remote-sim:4100')).toThrow(
+      "REMOTE_URL is not an http(s) URL (got 'remote-sim:4100'); set it to e.g. http://127.0.0.1:4100",
+    );
+  });
+});

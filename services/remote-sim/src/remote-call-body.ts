@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+/**
+ * Body of `POST /services/:service/:operation`. Extra fields are allowed so agents can send
+ * context (step, attempt) without the simulator rejecting it.
+ */
+export const RemoteCallBody = z.object({
+  orderId: z.string().min(1),
+  payload: z.record(z.unknown()),
+});
+export type RemoteCallBody = z.infer<typeof RemoteCallBody>;
+
+/** A call as the HTTP layer hands it to the simulator. */
+export interface RemoteCallRequest {
+  /** Path segment; unknown services answer 404. */
+  service: string;
+  /** Path segment; unknown operations answer 404. */
+  operation: string;
+  /** The `Idempotency-Key` header, undefined when absent. */
+  idempotencyKey: string | undefined;
+  /** Parsed JSON body, or a `MalformedJson` when it did not parse. */
+  body: unknown;
+}

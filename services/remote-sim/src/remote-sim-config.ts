@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { CommonConfig } from '@sas/runtime';
+
+/** The environment of `services/remote-sim`; parsed by `loadConfig` in `main.ts`. */
+export const RemoteSimConfig = z.object({
+  /** HTTP port; 0 picks a free one, which the `listening` log line reports. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(4100),
+  /** Interface to bind; loopback by default so a dev machine does not expose it. */
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** Seed of the fault dice: the same seed and the same calls fail the same way. */
+  SEED: z.coerce.number().int().default(42),
+  LOG_LEVEL: CommonConfig.LOG_LEVEL,
+  INSTANCE_ID: CommonConfig.INSTANCE_ID,
+});
+export type RemoteSimConfig = z.infer<typeof RemoteSimConfig>;

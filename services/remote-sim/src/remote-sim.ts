@@ -1,0 +1,218 @@
+import type { Clock, Logger } from '@sas/runtime';
+import { pino } from 'pino';
+import { CallStats, type CallOutcome, type StatsSnapshot } from './call-stats';
+import { describeIssues } from './describe-issues';
+import { EffectLedger, type Effect, type EffectFilter } from './effect-ledger';
+import { FaultPlan } from './fault-plan';
+import type { ServiceFaults } from './fault-settings';
+import { MalformedJson } from './malformed-json';
+import { operationResult } from './operation-result';
+import { RemoteCallBody, type RemoteCallRequest } from './remote-call-body';
+import { RemoteOperations, isCompensation, isOperationOf, isRemoteService, type RemoteServiceName } from './remote-operations';
+import type { RandomSource } from './seeded-random';
+import { answer, errorAnswer, type SimResponse } from './sim-response';
+
+/** Longest accepted `Idempotency-Key`. @default 255 */
+export const maxIdempotencyKeyLength = 255;
+
+/** What {@link RemoteSim} needs: time, dice and (optionally) a logger. */
+export interface RemoteSimOptions {
+  clock: Clock;
+  random: RandomSource;
+  /** Calls are logged at debug, fault changes at info. @default a silent logger */
+  logger?: Logger;
+}
+
+/**
+ * The simulated payment, inventory and shipping services, without any I/O: it decides each answer,
+ * applies effects to the {@link EffectLedger} at most once per idempotency key, injects the faults
+ * in force, and counts every call. The HTTP server and the unit tests drive the same object.
+ *
+ * A call is checked in this order, so each fault means one thing:
+ * unknown service/operation (404) → bad input (400) → `hang` → outage (503 + Retry-After) →
+ * `errorRate` (503, no effect) → known key: replay (200) or conflict (409) → permanent failure
+ * (422, no effect) → apply the effect → `lostReplyRate` (503 after the effect) → 200.
+ * Latency delays every answer, the effect having already been applied.
+ */
+export class RemoteSim {
+  private readonly clock: Clock;
+  private readonly random: RandomSource;
+  private readonly logger: Logger;
+  private readonly plan = new FaultPlan();
+  private readonly effects = new EffectLedger();
+  private readonly calls: CallStats;
+  // Never reset, so ids stay unique across ledger clears within one process.
+  private serial = 0;
+
+  constructor(options: RemoteSimOptions) {
+    this.clock = options.clock;
+    this.random = options.random;
+    this.logger = options.logger ?? pino({ level: 'silent' });
+    this.calls = new CallStats(this.clock.now());
+  }
+
+  /** Handles `POST /services/:service/:operation`. */
+  call(request: RemoteCallRequest): SimResponse {
+    const { service, operation, idempotencyKey } = request;
+    if (!isRemoteService(service)) {
+      const known = Object.keys(RemoteOperations).join(', ');
+      return errorAnswer(404, `Unknown service '${service}'; use one of: ${known}`);
+    }
+    if (!isOperationOf(service, operation)) {
+      const ops = RemoteOperations[service];
+      return errorAnswer(404, `${service} has no operation '${operation}'; use ${ops.forward} or ${ops.compensation}`);
+    }
+    const done = (outcome: CallOutcome, response: SimResponse, orderId?: string): SimResponse => {
+      this.calls.count(service, operation, outcome);
+      const status = response.kind === 'answer' ? response.status : null;
+      // `remoteService`, not `service`: the logger's base fields already name this process's service.
+      this.logger.debug({ remoteService: service, operation, orderId, idempotencyKey, outcome, status }, 'call');
+      return response;
+    };
+
+    if (idempotencyKey === undefined || idempotencyKey.trim() === '') {
+      return done('bad-request', errorAnswer(400, 'Missing Idempotency-Key header; send one stable key per step so retries cannot apply the effect twice'));
+    }
+    if (idempotencyKey.length > maxIdempotencyKeyLength) {
+      return done('bad-request', errorAnswer(400, `Idempotency-Key is ${idempotencyKey.length} characters; use at most ${maxIdempotencyKeyLength}`));
+    }
+    if (request.body instanceof MalformedJson) {
+      return done('bad-request', errorAnswer(400, `Body is not valid JSON (${request.body.reason}); send {"orderId": string, "payload": object}`));
+    }
+    const parsed = RemoteCallBody.safeParse(request.body);
+    if (!parsed.success) {
+      const issues = describeIssues(parsed.error).join('; ');
+      return done('bad-request', errorAnswer(400, `Invalid body: ${issues}; send {"orderId": string, "payload": object}`));
+    }
+    const { orderId, payload } = parsed.data;
+    const faults = this.plan.get(service);
+    const delayMs = faults.latencyMs;
+    const now = this.clock.now();
+
+    if (faults.hang) return done('hang', { kind: 'hang' }, orderId);
+    if (faults.outageUntil !== null && now < faults.outageUntil) {
+      const retryAfterS = Math.max(1, Math.ceil((faults.outageUntil - now) / 1000));
+      const message = `${service} is down for maintenance until ${new Date(faults.outageUntil).toISOString()}; retry after ${retryAfterS}s with the same Idempotency-Key`;
+      return done('outage', errorAnswer(503, message, { 'Retry-After': String(retryAfterS) }, delayMs), orderId);
+    }
+    if (faults.errorRate > 0 && this.random.next() < faults.errorRate) {
+      return done('error503', errorAnswer(503, unavailable(service), {}, delayMs), orderId);
+    }
+
+    const existing = this.effects.find(service, idempotencyKey);
+    if (existing !== undefined) {
+      if (existing.operation !== operation || existing.orderId !== orderId) {
+        const message =
+          `Idempotency-Key '${idempotencyKey}' was already used for ${service}.${existing.operation} of order '${existing.orderId}'; ` +
+          `this call is ${service}.${operation} of order '${orderId}'. Use a distinct key per step and mode`;
+        return done('conflict', errorAnswer(409, message, {}, delayMs), orderId);
+      }
+      return done('replayed', answer(200, responseBody(existing), { 'Idempotent-Replayed': 'true' }, delayMs), orderId);
+    }
+
+    const failure = permanentFailure(service, operation, orderId, faults);
+    if (failure !== undefined) return done('permanent', errorAnswer(422, failure, {}, delayMs), orderId);
+
+    const effect = this.apply(service, operation, orderId, idempotencyKey, payload, now);
+    if (faults.lostReplyRate > 0 && this.random.next() < faults.lostReplyRate) {
+      return done('lost', errorAnswer(503, unavailable(service), {}, delayMs), orderId);
+    }
+    return done('ok', answer(200, responseBody(effect), {}, delayMs), orderId);
+  }
+
+  /** Replaces the faults of one service (`PUT /admin/faults/:service`). */
+  setFaults(service: RemoteServiceName, faults: ServiceFaults): void {
+    this.plan.set(service, faults);
+    this.logger.info({ remoteService: service, faults }, 'faults set');
+  }
+
+  /** Resets the faults of one service, or of all (`DELETE /admin/faults[/:service]`). */
+  clearFaults(service?: RemoteServiceName): void {
+    this.plan.clear(service);
+    this.logger.info({ remoteService: service ?? 'all' }, 'faults cleared');
+  }
+
+  /** The faults in force, per service (`GET /admin/faults`). */
+  faults(): Record<RemoteServiceName, ServiceFaults> {
+    return this.plan.snapshot();
+  }
+
+  /** Effects applied, in order (`GET /ledger`). */
+  ledger(filter: EffectFilter = {}): Effect[] {
+    return this.effects.list(filter).map((e) => structuredClone(e));
+  }
+
+  /** Call counters (`GET /stats`). */
+  stats(): StatsSnapshot {
+    return this.calls.snapshot();
+  }
+
+  /** Forgets every effect and restarts the counters (`DELETE /ledger`); faults stay as they are. */
+  resetLedger(): void {
+    this.effects.clear();
+    this.calls.reset(this.clock.now());
+    this.logger.info('ledger and stats cleared');
+  }
+
+  /** The clock's current time; lets the HTTP layer validate fault bodies against the same clock. */
+  now(): number {
+    return this.clock.now();
+  }
+
+  private apply(
+    service: RemoteServiceName,
+    operation: string,
+    orderId: string,
+    idempotencyKey: string,
+    payload: Record<string, unknown>,
+    now: number,
+  ): Effect {
+    this.serial += 1;
+    const serial = String(this.serial).padStart(6, '0');
+    const original = isCompensation(service, operation) ? this.originalOf(service, orderId, payload) : undefined;
+    const effect: Effect = {
+      effectId: `eff-${serial}`,
+      service,
+      operation,
+      orderId,
+      idempotencyKey,
+      at: now,
+      result: operationResult({ service, operation, payload, serial, original }),
+    };
+    this.effects.record(effect);
+    return effect;
+  }
+
+  // The forward effect a compensation undoes: the one under `payload.originalIdempotencyKey` when
+  // the caller names it, otherwise the latest forward effect of the same order on this service.
+  private originalOf(service: RemoteServiceName, orderId: string, payload: Record<string, unknown>): Effect | undefined {
+    const forward = RemoteOperations[service].forward;
+    const named = payload['originalIdempotencyKey'];
+    const candidate =
+      typeof named === 'string'
+        ? this.effects.find(service, named)
+        : this.effects.findLast((e) => e.service === service && e.orderId === orderId && e.operation === forward);
+    return candidate !== undefined && candidate.orderId === orderId && candidate.operation === forward ? candidate : undefined;
+  }
+}
+
+// The same words for an injected error and a lost reply: a client must not be able to tell them apart.
+function unavailable(service: RemoteServiceName): string {
+  return `${service} is temporarily unavailable; retry with the same Idempotency-Key`;
+}
+
+function permanentFailure(service: RemoteServiceName, operation: string, orderId: string, faults: ServiceFaults): string | undefined {
+  if (faults.permanentFailOperations.includes(operation)) {
+    return `${service}.${operation} is refused for every order (injected permanent failure); do not retry, fail or compensate the step`;
+  }
+  if (!isCompensation(service, operation) && faults.permanentFailOrders.includes(orderId)) {
+    return `${service}.${operation} is refused for order '${orderId}' (injected permanent failure); do not retry, fail or compensate the step`;
+  }
+  return undefined;
+}
+
+// The first answer for a key, rebuilt from its effect: replays are byte-for-byte the same body.
+function responseBody(effect: Effect): Record<string, unknown> {
+  const { effectId, service, operation, orderId, idempotencyKey, result } = effect;
+  return { effectId, service, operation, orderId, idempotencyKey, result: structuredClone(result) };
+}
