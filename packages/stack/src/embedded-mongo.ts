@@ -1,0 +1,95 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { silentLog, type LogFn } from './log-fn';
+import { ManagedProcess } from './managed-process';
+import type { MongoTarget } from './mongo-target';
+import { findWorkspaceRoot } from './workspace-root';
+
+/** Options of {@link startEmbeddedMongo}. */
+export interface EmbeddedMongoOptions {
+  /** The CLI to run. @default {@link locateEmbeddedMongoCli}() */
+  cliPath?: string;
+  /** Passed as `--ttl-interval-ms`, so tests can see TTL deletions without waiting a minute. */
+  ttlIntervalMs?: number;
+  /** How long to wait for the `listening` line. @default 30000 */
+  readyTimeoutMs?: number;
+  log?: LogFn;
+  /** Why the embedded server was chosen (kept on the returned target). @default 'requested' */
+  reason?: string;
+}
+
+/** The line the embedded CLI prints on stdout once it accepts connections. */
+type ListeningLine = { event: 'listening'; url: string };
+
+function isListeningLine(json: Readonly<Record<string, unknown>> | undefined): json is ListeningLine {
+  return json?.event === 'listening' && typeof json.url === 'string';
+}
+
+/**
+ * The path of `@sas/embedded-mongo`'s `dist/cli.js`. Found through module resolution (so it works
+ * from an installed copy) with the workspace layout as a fallback, because the package's
+ * `exports` map need not expose `package.json`.
+ */
+export function locateEmbeddedMongoCli(): string {
+  const cli = join(embeddedMongoPackageDir(), 'dist', 'cli.js');
+  if (!existsSync(cli)) {
+    throw new Error(
+      `The embedded MongoDB is not built: ${cli} does not exist; run \`pnpm build\` first ` +
+        '(or set MONGO_URL to use an existing MongoDB)',
+    );
+  }
+  return cli;
+}
+
+function embeddedMongoPackageDir(): string {
+  try {
+    return dirname(require.resolve('@sas/embedded-mongo/package.json'));
+  } catch {
+    // The exports map hides package.json; try the package's main file next.
+  }
+  try {
+    let dir = dirname(require.resolve('@sas/embedded-mongo'));
+    while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+    return dir;
+  } catch {
+    // Not resolvable (main not built yet): fall back to the workspace layout.
+  }
+  return join(findWorkspaceRoot(), 'packages', 'embedded-mongo');
+}
+
+/**
+ * Starts the embedded MongoDB as its own child process (`node cli.js --port 0`), so every
+ * service reaches it over TCP exactly as it would a real `mongod`, and it survives the crash of
+ * any service. Resolves once the CLI prints its `listening` JSON line.
+ */
+export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Promise<MongoTarget> {
+  const cliPath = options.cliPath ?? locateEmbeddedMongoCli();
+  const args = [cliPath, '--port', '0'];
+  if (options.ttlIntervalMs !== undefined) args.push('--ttl-interval-ms', String(options.ttlIntervalMs));
+  const child = new ManagedProcess({
+    name: 'embedded-mongo',
+    command: process.execPath,
+    args,
+    log: options.log ?? silentLog,
+    maxLines: 500,
+  });
+  await child.start();
+  const timeoutMs = options.readyTimeoutMs ?? 30_000;
+  let url: string;
+  try {
+    const line = await child.waitForLine((l) => isListeningLine(l.json), timeoutMs, 'the "listening" line');
+    if (!isListeningLine(line.json)) throw new Error('unreachable: the predicate checked the listening line');
+    url = line.json.url;
+  } catch (error) {
+    await child.stop(2000);
+    throw new Error(`MongoDB: the embedded server (${cliPath}) did not start: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return {
+    url,
+    kind: 'embedded',
+    reason: options.reason ?? 'requested',
+    stop: () => child.stop(5000),
+  };
+}

@@ -1,0 +1,107 @@
+import { join } from 'node:path';
+import type { LogFn } from './log-fn';
+import { ServiceProcess } from './service-process';
+import { READY_MESSAGES, type ServiceRole, type SystemTopology } from './system-topology';
+import { serviceScript } from './workspace-root';
+
+/** Options of {@link LocalSystem.start}. */
+export interface LocalSystemOptions {
+  /** Workspace root (see `findWorkspaceRoot`). */
+  root: string;
+  /** REDIS_URL, MONGO_URL, MONGO_DB, QUEUE_PREFIX, LOG_LEVEL, ... given to every service. */
+  env: NodeJS.ProcessEnv;
+  topology?: SystemTopology;
+  /** Extra environment per role (`scheduler`, `supervisor`, `agent`, `remote-sim`, `submission`). */
+  roleEnv?: Partial<Record<string, NodeJS.ProcessEnv>>;
+  /** One log file per process is written here. */
+  logDir?: string;
+  log?: LogFn;
+  /** Per-process readiness deadline. @default 30000 */
+  readyTimeoutMs?: number;
+}
+
+/**
+ * Every service of the system as its own OS process, as in production: remote-sim first (the
+ * agents need its URL), then agents, schedulers, supervisors and submission. Tests crash and
+ * restart single processes; the demo runs the same thing.
+ */
+export class LocalSystem {
+  private readonly processes: ServiceProcess[] = [];
+  private counters = new Map<string, number>();
+  private stopping: Promise<void> | undefined;
+  remoteSimUrl = '';
+
+  private constructor(private readonly options: LocalSystemOptions) {}
+
+  static async start(options: LocalSystemOptions): Promise<LocalSystem> {
+    const system = new LocalSystem(options);
+    try {
+      await system.startAll();
+    } catch (e) {
+      await system.stop();
+      throw e;
+    }
+    return system;
+  }
+
+  private async startAll(): Promise<void> {
+    const t = this.options.topology ?? {};
+    const sim = await this.spawn('remote-sim', { PORT: '0' });
+    const listening = await sim.waitForLine((l) => l.json?.['msg'] === 'listening', 5000, 'remote-sim listening');
+    this.remoteSimUrl = String(listening.json?.['url'] ?? `http://127.0.0.1:${String(listening.json?.['port'])}`);
+    const agents = t.agents ?? { inventory: 1, payment: 1, shipping: 1 };
+    const starts: Promise<ServiceProcess>[] = [];
+    for (const [agent, replicas] of Object.entries(agents)) {
+      for (let i = 0; i < replicas; i++) starts.push(this.spawn(`agent-${agent}`));
+    }
+    for (let i = 0; i < (t.schedulers ?? 2); i++) starts.push(this.spawn('scheduler'));
+    for (let i = 0; i < (t.supervisors ?? 2); i++) starts.push(this.spawn('supervisor'));
+    for (let i = 0; i < (t.submission ?? 1); i++) starts.push(this.spawn('submission'));
+    await Promise.all(starts);
+  }
+
+  /** Starts one more process of a role and waits until it is serving. */
+  async spawn(role: ServiceRole, extraEnv: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
+    const n = (this.counters.get(role) ?? 0) + 1;
+    this.counters.set(role, n);
+    const name = `${role}-${n}`;
+    const isAgent = role.startsWith('agent-');
+    const base = isAgent ? 'agent' : role;
+    const proc = new ServiceProcess({
+      name,
+      script: serviceScript(this.options.root, base),
+      env: {
+        ...this.options.env,
+        ...this.options.roleEnv?.[base],
+        ...(isAgent ? { AGENT: role.slice('agent-'.length), REMOTE_URL: this.remoteSimUrl } : {}),
+        INSTANCE_ID: name,
+        ...extraEnv,
+      },
+      logFile: this.options.logDir ? join(this.options.logDir, `${name}.log`) : undefined,
+      log: this.options.log,
+    });
+    this.processes.push(proc);
+    await proc.start();
+    const ready = READY_MESSAGES[base] ?? 'ready';
+    await proc.waitForLine((l) => l.json?.['msg'] === ready, this.options.readyTimeoutMs ?? 30_000, `${name} to log '${ready}'`);
+    return proc;
+  }
+
+  /** Processes of a role (`scheduler`, `agent-payment`, ...), in start order. */
+  byRole(role: ServiceRole): ServiceProcess[] {
+    return this.processes.filter((p) => p.name.replace(/-\d+$/, '') === role);
+  }
+
+  get all(): readonly ServiceProcess[] {
+    return this.processes;
+  }
+
+  /** Stops every process: submission and schedulers first, remote-sim last. Idempotent, never throws. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      const order = [...this.processes].reverse();
+      await Promise.allSettled(order.map((p) => p.stop()));
+    })();
+    return this.stopping;
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * Which MongoDB a run uses, in the order they are tried (DESIGN.md, "MongoDB for tests and the
+ * local default"): one the user gave (`MONGO_URL`), a real `mongod` started through
+ * mongodb-memory-server-core, or our embedded wire-protocol server.
+ */
+export type MongoKind = 'external' | 'memory-server' | 'embedded';
+
+/** A MongoDB every service of a run can reach over TCP, and how to release it. */
+export interface MongoTarget {
+  /** Connection string to hand to services as MONGO_URL. */
+  readonly url: string;
+  readonly kind: MongoKind;
+  /** Why this one was picked, for the log and the demo banner. */
+  readonly reason: string;
+  /** Stops the server if this run started it; a no-op for `external`. Never throws on a dead server. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,20 @@
+/**
+ * Helpers for jest tests: wait on conditions with deadlines, unique names per test, collect what
+ * arrives on a queue, and a private stack (Redis, MongoDB, services as real processes) per test.
+ *
+ * @example
+ * ```ts
+ * const stack = await TestStack.start({ name: 'happy-path' });
+ * await stack.spawn('submission');
+ * const statuses = new QueueCollector({ connection: { url: stack.env.REDIS_URL }, prefix: stack.queuePrefix, queue: 'app.status' });
+ * await statuses.start();
+ * await statuses.waitForCount(1, 10_000);
+ * await statuses.close();
+ * await stack.stop();
+ * ```
+ */
+export * from './wait-for';
+export * from './unique-name';
+export * from './queue-collector';
+export * from './test-stack';
+export * from './with-database';

@@ -1,0 +1,75 @@
+import { Worker, type RedisOptions } from 'bullmq';
+import { waitFor } from './wait-for';
+
+/** Options of {@link QueueCollector}. */
+export interface QueueCollectorOptions {
+  /** `{ url }` or ioredis options; the collector opens (and closes) its own connections. */
+  connection: RedisOptions;
+  /** BullMQ key prefix of the run (the stack's QUEUE_PREFIX). */
+  prefix: string;
+  /** Queue to drain, e.g. the application's status queue or `alerts`. */
+  queue: string;
+}
+
+/**
+ * Drains a BullMQ queue into an array, so a test can assert on what the system sent: status
+ * events on an application's reply queue, operator alerts. It consumes the jobs (a real
+ * consumer, as the application would be) and keeps every job's `data` in arrival order.
+ *
+ * @example
+ * ```ts
+ * const statuses = new QueueCollector<StatusEvent>({ connection: { url: stack.env.REDIS_URL }, prefix, queue: 'app.status' });
+ * await statuses.start();
+ * const seen = await statuses.waitForCount(3, 10_000);
+ * await statuses.close();
+ * ```
+ */
+export class QueueCollector<T = unknown> {
+  /** Every job's `data`, in the order the worker processed them. */
+  readonly messages: T[] = [];
+  /** Errors the worker reported (lost connection, ...), kept rather than thrown so a test can assert on them. */
+  readonly errors: Error[] = [];
+  private worker: Worker | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: QueueCollectorOptions) {}
+
+  /** Starts consuming and resolves once the worker is connected. */
+  async start(): Promise<void> {
+    if (this.worker) throw new Error(`QueueCollector for '${this.options.queue}' is already started`);
+    if (this.closing)
+      throw new Error(`QueueCollector for '${this.options.queue}' is closed; create a new one`);
+    const worker = new Worker(
+      this.options.queue,
+      async (job) => {
+        this.messages.push(job.data as T);
+      },
+      {
+        connection: this.options.connection,
+        prefix: this.options.prefix,
+        removeOnComplete: { count: 1000 },
+      },
+    );
+    // Without a listener an 'error' event (Redis restarted by a chaos test) would crash the test run.
+    worker.on('error', (error) => this.errors.push(error));
+    this.worker = worker;
+    await worker.waitUntilReady();
+  }
+
+  /** Resolves with the messages once at least `count` arrived; the failure message shows what did. */
+  async waitForCount(count: number, timeoutMs: number): Promise<T[]> {
+    await waitFor(() => this.messages.length >= count, {
+      timeoutMs,
+      description: `${count} message(s) on queue '${this.options.queue}'`,
+      diagnostics: () =>
+        `${this.messages.length} message(s) so far: ${JSON.stringify(this.messages).slice(0, 2000)}`,
+    });
+    return [...this.messages];
+  }
+
+  /** Stops consuming and closes its connections; safe to call more than once. */
+  close(): Promise<void> {
+    this.closing ??= this.worker ? this.worker.close() : Promise.resolve();
+    return this.closing;
+  }
+}

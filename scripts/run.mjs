@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// The two quick-start commands (`npm run demo`, `npm test`) land here. On a fresh clone this
+// installs the workspace with pnpm (through npx when pnpm is not installed) and builds it, so no
+// step is left to the reader. It uses only Node built-ins: nothing is installed yet when it runs.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const PNPM = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager; // pnpm@x.y.z
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...opts.env } });
+  if (r.error) throw new Error(`could not run ${cmd}: ${r.error.message}`);
+  return r.status ?? 1;
+}
+
+function step(title, cmd, args, opts) {
+  console.log(`\n==> ${title}`);
+  const code = run(cmd, args, opts);
+  if (code !== 0) {
+    console.error(`\n${title} failed (exit ${code}). Fix the error above and run the command again.`);
+    process.exit(code);
+  }
+}
+
+function pnpm(args) {
+  const wanted = PNPM.split('@')[1];
+  const have = spawnSync('pnpm', ['--version'], { encoding: 'utf8' });
+  if (have.status === 0 && have.stdout.trim().split('.')[0] === wanted.split('.')[0]) return ['pnpm', args];
+  return ['npx', ['-y', PNPM, ...args]];
+}
+
+function setup() {
+  const [cmd, args] = pnpm(['install', '--frozen-lockfile']);
+  step(`install dependencies (${cmd === 'pnpm' ? 'pnpm' : `npx ${PNPM}`})`, cmd, args);
+  step('build (tsc -b)', join(root, 'node_modules/.bin/tsc'), ['-b']);
+}
+
+function which(bin) {
+  return spawnSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' }).status === 0;
+}
+
+const [command, ...rest] = process.argv.slice(2);
+switch (command) {
+  case 'setup':
+    setup();
+    break;
+  case 'demo':
+    setup();
+    if (!process.env.REDIS_URL && !which('redis-server')) {
+      console.error('redis-server is not on PATH. Install it (Debian: apt-get install redis-server) or set REDIS_URL.');
+      process.exit(1);
+    }
+    process.exit(run(process.execPath, [join(root, 'tools/cli/dist/main.js'), 'demo', ...rest]));
+    break;
+  case 'test': {
+    setup();
+    step('typecheck tests (tsc -p tsconfig.lint.json)', join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.lint.json']);
+    step('lint (eslint)', join(root, 'node_modules/.bin/eslint'), ['.']);
+    const dir = join(tmpdir(), `sas-jest-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    const report = join(dir, 'report.json');
+    console.log('\n==> tests (jest, in band: end-to-end tests run real processes)');
+    const code = run(join(root, 'node_modules/.bin/jest'), ['--runInBand', '--json', `--outputFile=${report}`, ...rest]);
+    if (existsSync(report)) {
+      const r = JSON.parse(readFileSync(report, 'utf8'));
+      const skipped = r.numPendingTests + r.numTodoTests;
+      console.log(`\ntests: ${r.numPassedTests} passed, ${r.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`);
+      if (r.numTotalTests === 0) {
+        console.error('No test ran.');
+        process.exit(1);
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(code);
+  }
+  case 'bench':
+    setup();
+    process.exit(run(process.execPath, [join(root, 'bench/run-benchmarks.js'), ...rest]));
+    break;
+  default:
+    console.error(`usage: node scripts/run.mjs setup|demo|test|bench [args]`);
+    process.exit(2);
+}

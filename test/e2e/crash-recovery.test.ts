@@ -1,0 +1,108 @@
+import type { ProcessDocument, ProcessEventEntry } from '@sas/contracts';
+import { SystemFixture } from '../support/system-fixture';
+import { fastRoleEnv } from '../support/test-workflows';
+
+describe('when processes of the system crash (kill -9)', () => {
+  let fx: SystemFixture;
+  let n = 0;
+  const newIds = (count: number, tag: string): string[] => Array.from({ length: count }, () => `${tag}-${++n}`);
+
+  beforeAll(async () => {
+    fx = await SystemFixture.start(
+      'crash-recovery',
+      { schedulers: 2, supervisors: 2, agents: { inventory: 2, payment: 2, shipping: 2 } },
+      fastRoleEnv(),
+    );
+  });
+  afterAll(() => fx?.stop());
+  afterEach(async () => {
+    await fx.remote('/admin/faults', { method: 'DELETE' });
+  });
+
+  async function expectOneEffectPerStep(ids: readonly string[]): Promise<void> {
+    const ledger = (await fx.ledger()).filter((e) => ids.includes(e.orderId));
+    expect(new Set(ledger.map((e) => `${e.service}/${e.idempotencyKey}`)).size).toBe(ledger.length);
+    for (const id of ids) {
+      expect(ledger.filter((e) => e.orderId === id).map((e) => e.operation).sort()).toEqual(['charge', 'create', 'reserve']);
+    }
+  }
+
+  it('recovers a step whose agent was killed mid-call and completes every order', async () => {
+    await fx.setFaults('payment', { latencyMs: 400 });
+    const ids = newIds(12, 'agent-crash');
+    await fx.submit(ids.map((id) => fx.order(id, { workflow: 'fast-fulfilment' })));
+    await fx.stack.waitFor(
+      async () => (await fx.processes({ orderId: { $in: ids }, 'steps.1.state': 'Running' })).length > 0,
+      { timeoutMs: 20_000, description: 'a payment step in flight' },
+    );
+    // Kill every payment agent, so the steps they hold can only finish through recovery.
+    const victims = fx.system.byRole('agent-payment').filter((p) => p.running);
+    await Promise.all(victims.map((v) => v.kill('SIGKILL')));
+    await fx.stack.waitFor(
+      async () => (await fx.processes({ orderId: { $in: ids } })).some((d) => d.failureCount > 0),
+      { timeoutMs: 20_000, description: 'the supervisor to recover a payment step whose agent died' },
+    );
+    await fx.system.spawn('agent-payment');
+    await fx.system.spawn('agent-payment');
+    await fx.waitForStates(ids, ['Processed'], 60_000);
+    await expectOneEffectPerStep(ids);
+    const recovered = await fx.db
+      .collection<ProcessEventEntry>('process_events')
+      .find({ orderId: { $in: ids } })
+      .toArray()
+      .then((events) => events.filter((e) => e.who.startsWith('supervisor')));
+    expect(recovered.length).toBeGreaterThan(0);
+    expect(recovered.every((e) => /complete-by passed/.test(e.why))).toBe(true);
+  });
+
+  it('finishes every order after a scheduler is killed mid-flight, and the restarted one rejoins', async () => {
+    await fx.setFaults('inventory', { latencyMs: 200 });
+    const ids = newIds(30, 'scheduler-crash');
+    await fx.submit(ids.map((id) => fx.order(id, { workflow: 'fast-fulfilment' })));
+    await fx.stack.waitFor(
+      async () => (await fx.processes({ orderId: { $in: ids }, state: 'Processing', lockedBy: 'scheduler-1' })).length > 0,
+      { timeoutMs: 20_000, description: 'scheduler-1 to hold a process' },
+    );
+    const [scheduler1] = fx.system.byRole('scheduler');
+    await scheduler1!.kill('SIGKILL');
+    await fx.waitForStates(ids, ['Processed'], 60_000);
+    await expectOneEffectPerStep(ids);
+    await scheduler1!.restart();
+    await scheduler1!.waitForLine((l) => l.json?.['msg'] === 'scheduler ready' && l.run === 2, 20_000, 'restarted scheduler ready');
+    const later = newIds(5, 'after-restart');
+    await fx.submit(later.map((id) => fx.order(id, { workflow: 'fast-fulfilment' })));
+    await fx.waitForStates(later, ['Processed'], 30_000);
+  });
+
+  it('runs 300 orders through 2 schedulers, 2 supervisors and 2 replicas of each agent with faults: no double claim, no double effect, nothing left unfinished', async () => {
+    for (const s of ['inventory', 'payment', 'shipping']) await fx.setFaults(s, { errorRate: 0.15, lostReplyRate: 0.05 });
+    const ids = newIds(300, 'load');
+    const refused = ids.filter((_, i) => i % 50 === 7);
+    await fx.setFaults('shipping', { errorRate: 0.15, lostReplyRate: 0.05, permanentFailOrders: refused });
+    await fx.submit(ids.map((id) => fx.order(id, { workflow: 'fast-fulfilment' })));
+    const docs = await fx.waitForStates(ids, ['Processed', 'Compensated'], 240_000);
+    const byState = (s: string): ProcessDocument[] => docs.filter((d) => d.state === s);
+    expect(byState('Compensated').map((d) => d.orderId).sort()).toEqual([...refused].sort());
+    expect(byState('Processed')).toHaveLength(ids.length - refused.length);
+
+    const ledger = (await fx.ledger()).filter((e) => ids.includes(e.orderId));
+    expect(new Set(ledger.map((e) => `${e.service}/${e.idempotencyKey}`)).size).toBe(ledger.length);
+    for (const d of byState('Processed')) {
+      expect(ledger.filter((e) => e.orderId === d.orderId)).toHaveLength(3);
+    }
+    for (const d of byState('Compensated')) {
+      expect(ledger.filter((e) => e.orderId === d.orderId).map((e) => e.operation).sort()).toEqual(['charge', 'refund', 'release', 'reserve']);
+    }
+
+    // No double claim: every attempt number was taken by exactly one transition.
+    const events = await fx.db
+      .collection<ProcessEventEntry>('process_events')
+      .find({ processId: { $in: docs.map((d) => d._id) } })
+      .toArray();
+    // Every dispatching transition takes a fresh attempt number, so a double claim would repeat one.
+    const dispatches = events.filter((e) => /claimed|dispatching|compensating/.test(e.why));
+    expect(dispatches.length).toBeGreaterThanOrEqual(ids.length * 3);
+    const keys = dispatches.map((e) => `${e.processId}#${e.attempt}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+});

@@ -1,0 +1,94 @@
+import { SCHEMA_VERSION } from '@sas/contracts';
+import { SystemFixture } from '../support/system-fixture';
+
+const ORDERS = 50;
+
+describe('orders flowing through every service as its own process', () => {
+  let fx: SystemFixture;
+  const ids = Array.from({ length: ORDERS }, (_, i) => `order-${String(i).padStart(3, '0')}`);
+
+  beforeAll(async () => {
+    fx = await SystemFixture.start('order-flow', { schedulers: 1, supervisors: 1 });
+  });
+  afterAll(() => fx?.stop());
+
+  it('processes 50 orders with exactly one remote effect per step and one status stream per order', async () => {
+    await fx.submit(ids.map((id) => fx.order(id)));
+    const docs = await fx.waitForStates(ids, ['Processed'], 90_000);
+    expect(docs).toHaveLength(ORDERS);
+    for (const d of docs) {
+      expect(d.steps.map((s) => s.state)).toEqual(['Completed', 'Completed', 'Completed']);
+      expect(d.lockedBy).toBeNull();
+      expect(d.deleteTime).toBeInstanceOf(Date);
+    }
+
+    const ledger = await fx.ledger();
+    for (const id of ids) {
+      const effects = ledger.filter((e) => e.orderId === id);
+      expect(effects.map((e) => `${e.service}.${e.operation}`).sort()).toEqual(['inventory.reserve', 'payment.charge', 'shipping.create']);
+    }
+    expect(new Set(ledger.map((e) => `${e.service}/${e.idempotencyKey}`)).size).toBe(ledger.length);
+
+    await fx.stack.waitFor(() => ids.every((id) => fx.statusesOf(id).includes('Processed')), {
+      timeoutMs: 10_000,
+      description: 'a Processed status for every order',
+    });
+    for (const id of ids) {
+      expect(fx.statusesOf(id)).toEqual(['Received', 'Processing', 'StepCompleted', 'StepCompleted', 'StepCompleted', 'Processed']);
+    }
+  });
+
+  it('answers a duplicate submission with Duplicate and creates nothing new', async () => {
+    await fx.submit(ids.slice(0, 10).map((id) => fx.order(id)));
+    await fx.stack.waitFor(() => ids.slice(0, 10).every((id) => fx.statusesOf(id).includes('Duplicate')), {
+      timeoutMs: 15_000,
+      description: 'Duplicate status for 10 resubmitted orders',
+    });
+    expect(await fx.processes()).toHaveLength(ORDERS);
+    const dup = fx.statuses.messages.find((m) => m.status === 'Duplicate');
+    expect(dup?.reason).toMatch(/already submitted/);
+    expect((await fx.ledger()).length).toBe(ORDERS * 3);
+  });
+
+  describe('when a submission is bad', () => {
+    it('rejects it to the sender and the dead-letter queue, and keeps serving valid orders', async () => {
+      const bad = [
+        { schemaVersion: SCHEMA_VERSION, workflow: 'order-fulfilment', payload: {}, replyTo: fx.replyTo }, // no orderId
+        { ...fx.order('bad-types'), payload: 'not an object' },
+        fx.order('bad-workflow', { workflow: 'no-such-workflow' }),
+        fx.order('bad-size', { payload: { blob: 'x'.repeat(70 * 1024) } }),
+        'just a string',
+      ];
+      await fx.submit(bad);
+      await fx.submit([fx.order('good-after-bad')]);
+
+      await fx.waitForStates(['good-after-bad'], ['Processed'], 30_000);
+      const rejected = await fx.stack.waitFor(
+        () => {
+          const r = fx.statuses.messages.filter((m) => m.status === 'Rejected');
+          return r.length >= 4 ? r : null;
+        },
+        { timeoutMs: 15_000, description: 'four Rejected statuses' },
+      );
+      const reasons = rejected.map((r) => `${r.orderId ?? '(none)'}: ${r.reason}`).join('\n');
+      expect(reasons).toMatch(/\(none\): invalid message on submission: orderId: Required/);
+      expect(reasons).toMatch(/bad-types: .*payload/);
+      expect(reasons).toMatch(/bad-workflow: unknown workflow 'no-such-workflow'; known: order-fulfilment@1/);
+      expect(reasons).toMatch(/bad-size: .*payload must be at most 65536 bytes/);
+
+      const dead = await fx.stack.waitFor(
+        async () => {
+          const d = await fx.deadLetters();
+          return d.length >= 5 ? d : null;
+        },
+        { timeoutMs: 15_000, description: 'five dead letters' },
+      );
+      expect(dead.map((d) => d['reason'])).toEqual(
+        expect.arrayContaining([expect.stringMatching(/invalid message on submission/), expect.stringMatching(/unknown workflow/)]),
+      );
+      expect(dead.some((d) => d['original'] === 'just a string')).toBe(true);
+      expect(await fx.processes({ orderId: { $in: ['bad-types', 'bad-workflow', 'bad-size'] } })).toHaveLength(0);
+      expect(fx.system.byRole('submission')[0]?.running).toBe(true);
+    });
+  });
+});

@@ -1,0 +1,129 @@
+import { Queue } from 'bullmq';
+import type { Db, MongoClient } from 'mongodb';
+import { QueueNames, SCHEMA_VERSION, type ProcessDocument, type StatusEvent, type SubmissionMessage } from '@sas/contracts';
+import { LocalSystem, findWorkspaceRoot, type SystemTopology } from '@sas/stack';
+import { QueueCollector, TestStack } from '@sas/testkit';
+
+/** One effect recorded by remote-sim. */
+export interface LedgerEffect {
+  effectId: string;
+  service: string;
+  operation: string;
+  orderId: string;
+  idempotencyKey: string;
+}
+
+/**
+ * A private stack (Redis, MongoDB) with the whole system running as real processes, plus the
+ * application's side: a submission queue and a collector on its status queue.
+ */
+export class SystemFixture {
+  private constructor(
+    readonly stack: TestStack,
+    readonly system: LocalSystem,
+    readonly db: Db,
+    private readonly client: MongoClient,
+    readonly statuses: QueueCollector<StatusEvent>,
+    readonly alerts: QueueCollector<Record<string, unknown>>,
+    private readonly submission: Queue,
+    readonly replyTo: string,
+  ) {}
+
+  static async start(
+    name: string,
+    topology: SystemTopology,
+    roleEnv: Partial<Record<string, NodeJS.ProcessEnv>> = {},
+  ): Promise<SystemFixture> {
+    const stack = await TestStack.start({ name, mongoTtlIntervalMs: 500 });
+    let system: LocalSystem | undefined;
+    try {
+      system = await LocalSystem.start({ root: findWorkspaceRoot(), env: stack.env, topology, roleEnv, logDir: stack.logDir });
+      const client = await stack.mongoClient();
+      const replyTo = 'app.status';
+      const connection = { url: stack.env['REDIS_URL'] };
+      const statuses = new QueueCollector<StatusEvent>({ connection, prefix: stack.queuePrefix, queue: replyTo });
+      await statuses.start();
+      const alerts = new QueueCollector<Record<string, unknown>>({ connection, prefix: stack.queuePrefix, queue: QueueNames.alerts });
+      await alerts.start();
+      const submission = new Queue(QueueNames.submission, { connection, prefix: stack.queuePrefix });
+      return new SystemFixture(stack, system, client.db(), client, statuses, alerts, submission, replyTo);
+    } catch (e) {
+      await system?.stop();
+      await stack.stop();
+      throw e;
+    }
+  }
+
+  /** A valid order for the built-in `order-fulfilment` workflow. */
+  order(orderId: string, extra: Partial<SubmissionMessage> = {}): SubmissionMessage {
+    return {
+      schemaVersion: SCHEMA_VERSION,
+      orderId,
+      workflow: 'order-fulfilment',
+      payload: { sku: 'kettle', quantity: 1, amount: 2500 },
+      replyTo: this.replyTo,
+      ...extra,
+    };
+  }
+
+  /** Puts raw messages on the submission queue, exactly as an application would. */
+  async submit(messages: readonly unknown[]): Promise<void> {
+    await this.submission.addBulk(messages.map((data) => ({ name: 'submission', data })));
+  }
+
+  processes(filter: Record<string, unknown> = {}): Promise<ProcessDocument[]> {
+    return this.db.collection<ProcessDocument>('processes').find(filter).toArray();
+  }
+
+  /** Waits until every listed order is in one of `states`; returns their documents. */
+  async waitForStates(orderIds: readonly string[], states: readonly string[], timeoutMs: number): Promise<ProcessDocument[]> {
+    return this.stack.waitFor(
+      async () => {
+        const docs = await this.processes({ orderId: { $in: [...orderIds] } });
+        const done = docs.filter((d) => states.includes(d.state));
+        return done.length === orderIds.length ? docs : null;
+      },
+      { timeoutMs, intervalMs: 200, description: `${orderIds.length} orders to reach ${states.join('/')}` },
+    );
+  }
+
+  async remote(path: string, init: RequestInit = {}): Promise<unknown> {
+    const res = await fetch(`${this.system.remoteSimUrl}${path}`, {
+      ...init,
+      headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
+    });
+    if (!res.ok) throw new Error(`remote-sim ${init.method ?? 'GET'} ${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  }
+
+  async ledger(): Promise<LedgerEffect[]> {
+    const body = (await this.remote('/ledger')) as { effects: LedgerEffect[] };
+    return body.effects;
+  }
+
+  async setFaults(service: string, faults: Record<string, unknown>): Promise<void> {
+    await this.remote(`/admin/faults/${service}`, { method: 'PUT', body: JSON.stringify(faults) });
+  }
+
+  /** Status events of one order, in arrival order. */
+  statusesOf(orderId: string): string[] {
+    return this.statuses.messages.filter((m) => m.orderId === orderId).map((m) => m.status);
+  }
+
+  async deadLetters(): Promise<Record<string, unknown>[]> {
+    const q = new Queue(QueueNames.deadLetter, { connection: { url: this.stack.env['REDIS_URL'] }, prefix: this.stack.queuePrefix });
+    try {
+      const jobs = await q.getJobs(['waiting', 'completed', 'failed', 'delayed', 'active']);
+      return jobs.map((j) => j.data as Record<string, unknown>);
+    } finally {
+      await q.close();
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.allSettled([this.statuses.close(), this.alerts.close(), this.submission.close()]);
+    await this.system.stop();
+    await this.client.close().catch(() => undefined);
+    await this.stack.stop();
+  }
+}

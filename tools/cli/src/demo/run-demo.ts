@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue, Worker } from 'bullmq';
+import { QueueNames, type ProcessDocument } from '@sas/contracts';
+import { LocalSystem, findWorkspaceRoot, resolveMongo, startRedis, type RedisServer } from '@sas/stack';
+import { CollectionNames, connectStore } from '@sas/store';
+import { createRedisConnection } from '@sas/bus';
+import { demoFaults } from './demo-faults';
+import { demoOrders } from './demo-orders';
+import { FINAL_STATES, type OrderView } from './order-view';
+import { renderProgress } from './render-progress';
+import { renderSummary } from './render-summary';
+
+/** Options of {@link runDemo}. */
+export interface DemoOptions {
+  orders: number;
+  faults: 'none' | 'mild' | 'chaos';
+  keep: boolean;
+  timeoutMs: number;
+  out: (line: string) => void;
+}
+
+/**
+ * The main job, locally: start Redis (or use REDIS_URL), MongoDB (as resolved), every service as
+ * its own process, submit demo orders, show progress, print a summary. Resolves with the exit code.
+ */
+export async function runDemo(options: DemoOptions): Promise<number> {
+  const { out } = options;
+  const runId = randomBytes(3).toString('hex');
+  const logDir = join(tmpdir(), 'sas-demo', runId);
+  mkdirSync(logDir, { recursive: true });
+  const log = (msg: string): void => out(`  ${msg}`);
+  out(`sas demo ${runId}: ${options.orders} orders, faults '${options.faults}'. Service logs: ${logDir}`);
+
+  let redis: RedisServer | undefined;
+  const redisUrl = process.env['REDIS_URL'] ?? (redis = await startRedis({ log })).url;
+  out(`  Redis: ${redisUrl}${redis ? ' (private redis-server)' : ' (REDIS_URL)'}`);
+  const mongo = await resolveMongo({ log });
+  out(`  MongoDB: ${mongo.url} (${mongo.kind})`);
+  const env = { REDIS_URL: redisUrl, MONGO_URL: mongo.url, MONGO_DB: `sas-demo-${runId}`, QUEUE_PREFIX: `sas-demo-${runId}`, LOG_LEVEL: 'info' };
+
+  let system: LocalSystem | undefined;
+  const connection = createRedisConnection(redisUrl);
+  const store = await connectStore(mongo.url, env.MONGO_DB);
+  const closers: (() => Promise<unknown>)[] = [];
+  try {
+    out('  starting services: remote-sim, 3 agents, 2 schedulers, 2 supervisors, submission ...');
+    system = await LocalSystem.start({ root: findWorkspaceRoot(), env, logDir, log });
+    out(`  all ${system.all.length} processes ready (remote-sim at ${system.remoteSimUrl})`);
+
+    const replyTo = `demo.status.${runId}`;
+    const orders = demoOrders(runId, options.orders, replyTo);
+    const failing = options.faults === 'none' ? undefined : orders[Math.min(6, orders.length - 1)]?.orderId;
+    for (const [service, faults] of Object.entries(demoFaults(options.faults, failing))) {
+      const res = await fetch(`${system.remoteSimUrl}/admin/faults/${service}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(faults),
+      });
+      if (!res.ok) throw new Error(`remote-sim refused the fault plan for ${service}: ${res.status} ${await res.text()}`);
+    }
+    if (failing) out(`  shipping will refuse ${failing} permanently: watch it get compensated`);
+
+    let statusEvents = 0;
+    const statusWorker = new Worker(replyTo, async () => void (statusEvents += 1), { connection: createRedisConnection(redisUrl), prefix: env.QUEUE_PREFIX });
+    closers.push(() => statusWorker.close());
+    const submission = new Queue(QueueNames.submission, { connection, prefix: env.QUEUE_PREFIX });
+    closers.push(() => submission.close());
+    await submission.addBulk(orders.map((o) => ({ name: 'submission', data: o, opts: { removeOnComplete: true } })));
+    out(`  submitted ${orders.length} orders`);
+
+    const started = Date.now();
+    const ids = orders.map((o) => o.orderId);
+    const processes = store.db.collection<ProcessDocument>(CollectionNames.processes);
+    const interactive = process.stdout.isTTY === true;
+    let views: OrderView[] = [];
+    let lastPrinted = 0;
+    for (;;) {
+      views = (await processes.find({ orderId: { $in: ids } }).toArray()).map(toView);
+      const done = views.filter((v) => FINAL_STATES.includes(v.state)).length;
+      const line = renderProgress(views, ids.length, Date.now() - started, statusEvents);
+      if (interactive) process.stdout.write(`\r  ${line}`);
+      else if (Date.now() - lastPrinted >= 2000 || done === ids.length) {
+        out(`  ${line}`);
+        lastPrinted = Date.now();
+      }
+      if (done === ids.length) break;
+      if (Date.now() - started > options.timeoutMs) {
+        if (interactive) process.stdout.write('\n');
+        out(`Timed out after ${options.timeoutMs} ms with ${ids.length - done} orders unfinished. Logs: ${logDir}`);
+        return 1;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    if (interactive) process.stdout.write('\n');
+    out('');
+    out(renderSummary(views));
+    const errors = views.filter((v) => v.state === 'Error');
+    out('');
+    if (errors.length > 0) {
+      out(`${errors.length} orders ended in Error and need an operator (sas resubmit / sas cancel). Logs: ${logDir}`);
+    } else {
+      out(`All ${views.length} orders finished: each either fully processed or fully undone.`);
+    }
+    if (options.keep) {
+      out('');
+      out('The stack keeps running (--keep). Point the CLI at it with:');
+      out(`  export REDIS_URL=${redisUrl} MONGO_URL='${mongo.url}' MONGO_DB=${env.MONGO_DB} QUEUE_PREFIX=${env.QUEUE_PREFIX}`);
+      out(`  remote-sim: ${system.remoteSimUrl}/ledger   Press Ctrl-C to stop.`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      });
+    }
+    return errors.length > 0 ? 1 : 0;
+  } finally {
+    out('  stopping ...');
+    await Promise.allSettled(closers.map((c) => c()));
+    await system?.stop();
+    await store.close();
+    await connection.quit().catch(() => connection.disconnect());
+    await mongo.stop();
+    await redis?.stop();
+  }
+}
+
+function toView(doc: ProcessDocument): OrderView {
+  return {
+    orderId: doc.orderId,
+    state: doc.state,
+    steps: doc.steps.map((s) => ({ name: s.name, state: s.state, dispatches: s.dispatches })),
+    failureCount: doc.failureCount,
+    attempt: doc.attempt,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}

@@ -1,0 +1,9 @@
+/** The CLI's building blocks, for tests. */
+export * from './cli-env';
+export * from './operator-command';
+export * from './show-process';
+export * from './submit-order';
+export * from './demo/run-demo';
+export * from './demo/render-summary';
+export * from './demo/render-progress';
+export * from './demo/order-view';

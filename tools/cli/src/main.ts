@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+/* eslint-disable no-console -- this is the command line's entry point: its output is the interface */
+import { parseArgs } from 'node:util';
+import { cliEnv } from './cli-env';
+import { runDemo } from './demo/run-demo';
+import { sendOperatorCommand } from './operator-command';
+import { showProcess } from './show-process';
+import { submitOrder } from './submit-order';
+
+const USAGE = `Usage: sas <command> [options]
+
+  demo [--orders N] [--faults none|mild|chaos] [--keep] [--timeout-ms N]
+        start the whole system locally, submit demo orders, show progress and a summary
+  submit --order-id ID [--workflow NAME] [--payload JSON] [--reply-to QUEUE]
+  status <processId|orderId>      show a process and its history
+  resubmit <processId> [--by NAME]  restart an Error process from its failed step
+  cancel <processId> [--by NAME]    stop an unfinished process and undo what it did
+
+Commands other than demo use REDIS_URL, MONGO_URL, MONGO_DB and QUEUE_PREFIX (as the services do).`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      orders: { type: 'string', default: '20' },
+      faults: { type: 'string', default: 'mild' },
+      keep: { type: 'boolean', default: false },
+      'timeout-ms': { type: 'string', default: '120000' },
+      'order-id': { type: 'string' },
+      workflow: { type: 'string', default: 'order-fulfilment' },
+      payload: { type: 'string', default: '{}' },
+      'reply-to': { type: 'string' },
+      by: { type: 'string', default: process.env['USER'] ?? 'operator' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [command, target] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return command || values.help ? 0 : 2;
+  }
+  const env = cliEnv(process.env);
+  switch (command) {
+    case 'demo': {
+      const orders = Number(values.orders);
+      const faults = values.faults;
+      if (!Number.isInteger(orders) || orders < 1 || orders > 10_000) throw new Error(`--orders must be 1..10000 (got '${values.orders}')`);
+      if (faults !== 'none' && faults !== 'mild' && faults !== 'chaos') throw new Error(`--faults must be none, mild or chaos (got '${faults}')`);
+      return runDemo({ orders, faults, keep: values.keep, timeoutMs: Number(values['timeout-ms']), out: (l) => console.log(l) });
+    }
+    case 'submit': {
+      if (!values['order-id']) throw new Error('submit needs --order-id');
+      await submitOrder(env, { orderId: values['order-id'], workflow: values.workflow, payload: JSON.parse(values.payload) as unknown, replyTo: values['reply-to'] });
+      console.log(`submitted ${values['order-id']}`);
+      return 0;
+    }
+    case 'status':
+      if (!target) throw new Error('status needs a process id or order id');
+      return (await showProcess(env, target, (l) => console.log(l))) ? 0 : 1;
+    case 'resubmit':
+    case 'cancel': {
+      if (!target) throw new Error(`${command} needs a process id`);
+      const result = await sendOperatorCommand(env, command, target, values.by);
+      console.log(`${result.ok ? 'done' : 'refused'}: ${result.message}`);
+      return result.ok ? 0 : 1;
+    }
+    default:
+      console.error(`Unknown command '${command}'.\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(`sas: ${e instanceof Error ? e.message : String(e)}`);
+    process.exit(1);
+  },
+);
