@@ -108,6 +108,29 @@ describe('how failures are handled (real processes, private Redis)', () => {
     });
   });
 
+  describe('when an operator cancels an order whose step is in flight', () => {
+    it('fences the in-flight step off, undoes it and the completed ones, and ends Canceled', async () => {
+      const [id] = newIds(1, 'cancel') as [string];
+      await fx.setFaults('payment', { hang: true });
+      await fx.submit([fx.order(id, { workflow: 'fast-fulfilment' })]);
+      const held = await fx.stack.waitFor(
+        async () => (await fx.processes({ orderId: id, 'steps.1.state': 'Running' }))[0],
+        { timeoutMs: 15_000, description: 'the payment step in flight' },
+      );
+      const canceled = sas(fx, ['cancel', held._id, '--by', 'test-operator']);
+      expect(canceled.out).toMatch(/done: canceled by test-operator/);
+      await fx.remote('/admin/faults/payment', { method: 'DELETE' });
+      const [doc] = await fx.waitForStates([id], ['Canceled'], 30_000);
+      expect(doc?.steps.map((s) => s.state)).toEqual(['Compensated', 'Compensated', 'NotStarted']);
+      const ops = (await fx.ledger()).filter((e) => e.orderId === id).map((e) => `${e.service}.${e.operation}`);
+      expect(ops).toEqual(['inventory.reserve', 'payment.refund', 'inventory.release']);
+      await fx.stack.waitFor(() => fx.statusesOf(id).includes('Canceled'), { timeoutMs: 10_000, description: 'Canceled status' });
+      const again = sas(fx, ['cancel', held._id]);
+      expect(again.code).toBe(1);
+      expect(again.out).toMatch(/refused: process is Canceled; only unfinished processes can be canceled/);
+    });
+  });
+
   describe('when a reply arrives for an attempt that is no longer current', () => {
     it('changes nothing and logs it', async () => {
       const [id] = newIds(1, 'stale') as [string];

@@ -34,7 +34,7 @@ export class SystemFixture {
     topology: SystemTopology,
     roleEnv: Partial<Record<string, NodeJS.ProcessEnv>> = {},
   ): Promise<SystemFixture> {
-    const stack = await TestStack.start({ name, mongoTtlIntervalMs: 500 });
+    const stack = await TestStack.start({ name, mongo: { ttlIntervalMs: 500 } });
     let system: LocalSystem | undefined;
     try {
       system = await LocalSystem.start({ root: findWorkspaceRoot(), env: stack.env, topology, roleEnv, logDir: stack.logDir });

@@ -7,3 +7,4 @@ export * from './demo/run-demo';
 export * from './demo/render-summary';
 export * from './demo/render-progress';
 export * from './demo/order-view';
+export * from './demo/render-remote-stats';

@@ -11,6 +11,7 @@ import { demoFaults } from './demo-faults';
 import { demoOrders } from './demo-orders';
 import { FINAL_STATES, type OrderView } from './order-view';
 import { renderProgress } from './render-progress';
+import { renderRemoteStats, type RemoteStats } from './render-remote-stats';
 import { renderSummary } from './render-summary';
 
 /** Options of {@link runDemo}. */
@@ -98,6 +99,10 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     out('');
     out(renderSummary(views));
     const errors = views.filter((v) => v.state === 'Error');
+    const stats = (await (await fetch(`${system.remoteSimUrl}/stats`)).json()) as RemoteStats;
+    out('');
+    out('What the remote services saw (replayed = a retry answered from the idempotency ledger):');
+    out(renderRemoteStats(stats));
     out('');
     if (errors.length > 0) {
       out(`${errors.length} orders ended in Error and need an operator (sas resubmit / sas cancel). Logs: ${logDir}`);
