@@ -68,6 +68,8 @@ export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: Transit
         draft.alert('ProcessError', `${step.name} refused: ${reply.message}; resubmit or cancel the process`);
         return draft.finish(`${from}: permanent failure`);
       }
+      // The undo starts its own count: timeouts of the refused step must not eat the compensation's retries.
+      draft.doc.failureCount = 0;
       return continueCompensation(draft, draft.doc.currentStep, `${from}: permanent failure`);
   }
 }

@@ -1,4 +1,4 @@
-import type { ProcessDocument } from '@sas/contracts';
+import { isTerminal, type ProcessDocument } from '@sas/contracts';
 import { ProcessDraft } from './process-draft';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
@@ -26,7 +26,8 @@ export function resubmit(doc: ProcessDocument, by: string, ctx: TransitionContex
  * fenced off (its reply becomes stale) and compensated too, since its outcome is unknown.
  */
 export function cancel(doc: ProcessDocument, by: string, reason: string | undefined, ctx: TransitionContext): TransitionResult {
-  if (doc.mode === 'compensate') {
+  // A Compensated or Canceled process is finished, not "being undone": say so rather than suggest a resubmit.
+  if (doc.mode === 'compensate' && !isTerminal(doc.state)) {
     return { applied: false, reason: `process is already being undone (${doc.state}); resubmit it if compensation failed` };
   }
   if (doc.state !== 'Pending' && doc.state !== 'Processing' && doc.state !== 'Error') {

@@ -1,6 +1,5 @@
 import type { ProcessDocument } from '@sas/contracts';
 import type { ProcessDraft } from './process-draft';
-import { continueCompensation } from './compensation';
 import type { TransitionResult } from './transition-result';
 
 /**
@@ -31,8 +30,9 @@ export function recoverFailure(draft: ProcessDraft, reason: string): TransitionR
     case 'wait':
       if (doc.waits < policy.maxWaits) {
         doc.waits += 1;
-        doc.failureCount = 0;
+        // Alert before resetting the count, so the operator sees the count that reached the threshold.
         draft.alert('ThresholdReached', `${at}; waiting ${policy.waitMs} ms before retrying (wait ${doc.waits} of ${policy.maxWaits})`);
+        doc.failureCount = 0;
         draft.release(now + policy.waitMs);
         return draft.finish(`${reason}; threshold reached, extended wait ${doc.waits}`);
       }
@@ -40,10 +40,13 @@ export function recoverFailure(draft: ProcessDraft, reason: string): TransitionR
     case 'error':
       return toError(draft, at, `${reason}; threshold reached`);
     case 'compensate':
-      doc.failureCount = 0;
       draft.alert('ThresholdReached', `${at}; compensating`);
+      doc.failureCount = 0;
       draft.status('Failed', { step: stepName, reason: at });
-      return continueCompensation(draft, doc.currentStep, `${reason}; threshold reached`);
+      // Hand the undo to a scheduler (Pending, mode compensate): the supervisor only decides, it never dispatches.
+      doc.mode = 'compensate';
+      draft.release(now);
+      return draft.finish(`${reason}; threshold reached, compensation pending`);
   }
 }
 

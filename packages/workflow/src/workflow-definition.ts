@@ -6,7 +6,7 @@ export const StepDefinition = z.object({
   /** Unique within the workflow; part of the step's idempotency key, so never rename a live step. */
   name: z.string().regex(/^[a-z][a-z0-9-]*$/, 'step names are lower-case words joined by -'),
   /** Agent (remote service) that runs it. */
-  agent: z.string().regex(/^[a-z][a-z0-9-]*$/),
+  agent: z.string().regex(/^[a-z][a-z0-9-]*$/, 'agent names are lower-case words joined by -'),
   operation: z.string().min(1),
   /** Operation that undoes it; null when nothing needs undoing. */
   compensation: z.string().min(1).nullable(),
@@ -31,7 +31,7 @@ export type ThresholdPolicy = z.infer<typeof ThresholdPolicy>;
 /** A workflow is data: its steps in order and its failure policies. */
 export const WorkflowDefinition = z
   .object({
-    name: z.string().regex(/^[a-z][a-z0-9-]*$/),
+    name: z.string().regex(/^[a-z][a-z0-9-]*$/, 'workflow names are lower-case words joined by -'),
     /** A process keeps the version it started with; publish changes as a new version. */
     version: z.number().int().positive(),
     steps: z.array(StepDefinition).min(1),

@@ -1,0 +1,230 @@
+import {
+  QueueNames,
+  type AgentReply,
+  type AgentRequest,
+  type JsonObject,
+  type ProcessDocument,
+} from '@sas/contracts';
+import type { Action } from './action';
+import { createProcess } from './create-process';
+import { orderFulfilmentManualV1, orderFulfilmentV1 } from './order-fulfilment';
+import type { ProcessInput } from './process-input';
+import { transition } from './transition';
+import type { TransitionResult } from './transition-result';
+import type { WorkflowDefinition } from './workflow-definition';
+
+// --- harness (kept in each test file on purpose: test helpers must not reach the package build) ---
+
+const T0 = Date.UTC(2030, 0, 1);
+const ORDER = { processId: 'p-1', orderId: 'o-1', payload: { sku: 'sku-1' } };
+const REPLIES = QueueNames.schedulerReplies;
+type Applied = Extract<TransitionResult, { applied: true }>;
+type ReplyBody =
+  | { outcome: 'ok'; result: JsonObject }
+  | { outcome: 'error'; errorKind: 'permanent' | 'transient'; message: string }
+  | { outcome: 'parked'; retryAfterMs: number; reason: string };
+
+/** One process driven through the state machine the way the services drive it, with its own clock. */
+class Run {
+  doc: ProcessDocument;
+  now = T0;
+  actions: Action[] = [];
+
+  constructor(
+    readonly workflow: WorkflowDefinition = orderFulfilmentV1,
+    replyTo: string | null = 'app.status',
+  ) {
+    this.doc = createProcess({ ...ORDER, replyTo, workflow, now: T0 });
+  }
+
+  try(input: ProcessInput, who = 'scheduler-1'): TransitionResult {
+    return transition(this.doc, input, { workflow: this.workflow, now: this.now, who, replyQueue: REPLIES });
+  }
+
+  apply(input: ProcessInput, who?: string): Applied {
+    const result = this.try(input, who);
+    if (!result.applied) throw new Error(`${input.type} did not apply: ${result.reason}`);
+    this.doc = result.next;
+    this.actions = result.actions;
+    return result;
+  }
+
+  request(): AgentRequest {
+    const sent = this.actions.flatMap((a) => (a.type === 'dispatch' ? [a.request] : []));
+    if (sent.length !== 1 || !sent[0]) throw new Error(`expected one dispatch, got ${sent.length}`);
+    return sent[0];
+  }
+
+  reply(body: ReplyBody, request = this.request(), who?: string): Applied {
+    return this.apply({ type: 'reply', reply: answer(request, body, this.now) }, who);
+  }
+
+  expire(): Applied {
+    if (!this.doc.completeBy) throw new Error(`nothing is held: process is ${this.doc.state}`);
+    this.now = this.doc.completeBy.getTime();
+    return this.apply({ type: 'expire' }, 'supervisor-1');
+  }
+}
+
+function answer(request: AgentRequest, body: ReplyBody, at: number): AgentReply {
+  const { processId, step, stepIndex, mode, attempt, agent } = request;
+  const fence = { schemaVersion: 1 as const, processId, step, stepIndex, mode, attempt, agent };
+  return { ...fence, agentInstance: `${agent}-1`, at, ...body };
+}
+
+const refused = (message: string): ReplyBody => ({ outcome: 'error', errorKind: 'permanent', message });
+const ok = (result: JsonObject = {}): ReplyBody => ({ outcome: 'ok', result });
+const statuses = (actions: readonly Action[]): string[] =>
+  actions.flatMap((a) => (a.type === 'status' ? [a.event.status] : []));
+
+// --- tests ---
+
+/** Asserts an input is refused with the given reason and that the process is exactly as before. */
+function expectIgnored(run: Run, input: ProcessInput, reason: string): void {
+  const before = structuredClone(run.doc);
+  expect(run.try(input)).toEqual({ applied: false, reason });
+  expect(run.doc).toEqual(before);
+}
+
+/** A process whose first step completed and whose second step (charge-payment) is in flight. */
+function secondStepInFlight(workflow: WorkflowDefinition = orderFulfilmentV1): Run {
+  const run = new Run(workflow);
+  run.apply({ type: 'claim' });
+  run.reply(ok({ reservationId: 'r-1' }));
+  return run;
+}
+
+describe('when an operator cancels a process before any step ran', () => {
+  it('marks it canceled and releases it in compensate mode', () => {
+    const run = new Run();
+    run.now += 10;
+    const { next, actions, history } = run.apply(
+      { type: 'cancel', by: 'op', reason: 'customer asked' },
+      'dashboard-1',
+    );
+    expect(next).toMatchObject({
+      state: 'Pending',
+      mode: 'compensate',
+      canceled: true,
+      attempt: 1,
+      failureCount: 0,
+    });
+    expect(next.reason).toBe('canceled by op: customer asked');
+    expect(actions).toEqual([{ type: 'wake', atMs: run.now }]);
+    expect(history).toMatchObject({ who: 'dashboard-1', why: 'canceled by op: customer asked' });
+  });
+
+  it('ends Canceled on the next claim without dispatching anything', () => {
+    const run = new Run();
+    run.apply({ type: 'cancel', by: 'op' });
+    const { next, actions } = run.apply({ type: 'claim' });
+    expect(next).toMatchObject({
+      state: 'Canceled',
+      lockedBy: null,
+      completeBy: null,
+      reason: 'canceled by op',
+    });
+    expect(next.deleteTime).toEqual(new Date(run.now + orderFulfilmentV1.retentionMs));
+    expect(next.steps.map((s) => s.state)).toEqual(['NotStarted', 'NotStarted', 'NotStarted']);
+    expect(actions.filter((a) => a.type === 'dispatch')).toEqual([]);
+    const events = actions.flatMap((a) => (a.type === 'status' ? [a.event] : []));
+    expect(events).toEqual([expect.objectContaining({ status: 'Canceled', reason: 'canceled by op' })]);
+  });
+
+  it('makes a parked process claimable at once', () => {
+    const run = secondStepInFlight();
+    run.reply({ outcome: 'parked', retryAfterMs: 600_000, reason: 'circuit open' });
+    const { next } = run.apply({ type: 'cancel', by: 'op' });
+    expect(next.notBefore).toEqual(new Date(run.now));
+    expect(run.try({ type: 'claim' }).applied).toBe(true);
+  });
+});
+
+describe('when an operator cancels while a step is in flight', () => {
+  it('fences off the in-flight reply, undoes that step and the completed one, and ends Canceled', () => {
+    const run = secondStepInFlight();
+    const inFlight = run.request();
+    run.apply({ type: 'cancel', by: 'op', reason: 'fraud' });
+    const lateOk = { type: 'reply', reply: answer(inFlight, ok(), run.now) } as const;
+    expect(run.try(lateOk)).toEqual({
+      applied: false,
+      reason: 'stale reply from payment-1: process is Pending, not Processing',
+    });
+    run.apply({ type: 'claim' });
+    expect(run.try(lateOk).applied).toBe(false);
+    expect(run.request()).toMatchObject({
+      step: 'charge-payment',
+      operation: 'refund',
+      idempotencyKey: 'p-1/charge-payment/compensate',
+    });
+    run.reply(ok());
+    expect(run.request()).toMatchObject({ step: 'reserve-inventory', operation: 'release' });
+    const { next, actions } = run.reply(ok());
+    expect(next).toMatchObject({ state: 'Canceled', reason: 'canceled by op: fraud' });
+    expect(next.steps.map((s) => s.state)).toEqual(['Compensated', 'Compensated', 'NotStarted']);
+    expect(statuses(actions)).toEqual(['Canceled']);
+  });
+});
+
+describe('when an operator cancels a process in Error', () => {
+  it('undoes the in-doubt and completed steps of a forward process and ends Canceled', () => {
+    const run = secondStepInFlight(orderFulfilmentManualV1);
+    for (let i = 0; i < 3; i++) {
+      if (i > 0) run.apply({ type: 'claim' });
+      run.expire();
+    }
+    expect(run.doc.state).toBe('Error');
+    run.apply({ type: 'cancel', by: 'op' });
+    expect(run.doc.deleteTime).toBeNull();
+    run.apply({ type: 'claim' });
+    expect(run.request()).toMatchObject({ step: 'charge-payment', mode: 'compensate' });
+    run.reply(ok());
+    expect(run.reply(ok()).next.state).toBe('Canceled');
+  });
+
+  it('refuses when the Error came from a failed compensation, and points to resubmit', () => {
+    const run = secondStepInFlight();
+    run.reply(refused('card declined'));
+    run.reply(refused('reservation unknown'));
+    expect(run.doc.state).toBe('Error');
+    expectIgnored(
+      run,
+      { type: 'cancel', by: 'op' },
+      'process is already being undone (Error); resubmit it if compensation failed',
+    );
+  });
+});
+
+describe('when an operator cancels a process that cannot be canceled', () => {
+  it('refuses to cancel a finished process', () => {
+    const run = new Run();
+    run.apply({ type: 'claim' });
+    run.reply(ok());
+    run.reply(ok());
+    run.reply(ok());
+    expectIgnored(
+      run,
+      { type: 'cancel', by: 'op' },
+      'process is Processed; only unfinished processes can be canceled',
+    );
+  });
+
+  it('refuses to cancel a process that is already compensating', () => {
+    const run = secondStepInFlight();
+    run.reply(refused('card declined'));
+    const refusal = 'process is already being undone (Compensating); resubmit it if compensation failed';
+    expectIgnored(run, { type: 'cancel', by: 'op' }, refusal);
+  });
+
+  it('refuses to cancel a compensated process without suggesting a resubmit', () => {
+    const run = secondStepInFlight();
+    run.reply(refused('card declined'));
+    run.reply(ok());
+    expect(run.doc.state).toBe('Compensated');
+    expectIgnored(
+      run,
+      { type: 'cancel', by: 'op' },
+      'process is Compensated; only unfinished processes can be canceled',
+    );
+  });
+});
