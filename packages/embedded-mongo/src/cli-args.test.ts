@@ -1,0 +1,20 @@
+import { parseCliArgs } from './cli-args';
+
+describe('parseCliArgs', () => {
+  it('reads port, host and TTL interval in both flag forms', () => {
+    expect(parseCliArgs(['--port', '27018', '--host=0.0.0.0', '--ttl-interval-ms', '250'])).toEqual({
+      port: 27018,
+      host: '0.0.0.0',
+      ttlMonitorIntervalMs: 250,
+    });
+    expect(parseCliArgs([])).toEqual({});
+  });
+
+  it('names the bad argument and shows the usage', () => {
+    expect(() => parseCliArgs(['--port', 'abc'])).toThrow(
+      "--port needs an integer from 0 to 65535 (got 'abc'); usage:",
+    );
+    expect(() => parseCliArgs(['--verbose'])).toThrow("unknown argument '--verbose'");
+    expect(() => parseCliArgs(['--ttl-interval-ms'])).toThrow('got nothing');
+  });
+});

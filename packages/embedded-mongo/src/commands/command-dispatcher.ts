@@ -1,0 +1,115 @@
+import type { Doc } from '../bson/bson-types';
+import { CommandError, notImplemented } from '../errors/command-error';
+import { aggregate } from './aggregate-command';
+import type { CommandContext, CommandHandler } from './command-context';
+import { count, distinct } from './count-distinct-commands';
+import { getMore, killCursors } from './cursor-commands';
+import { deleteCommand } from './delete-command';
+import { find } from './find-command';
+import { findAndModify } from './find-and-modify-command';
+import { buildInfo, endSessions, getParameter, hello, ping } from './handshake-commands';
+import { createIndexes, dropIndexes, listIndexes } from './index-commands';
+import { insert } from './insert-command';
+import { create, drop, dropDatabase, listCollections } from './namespace-commands';
+import { update } from './update-command';
+
+const HANDLERS: ReadonlyMap<string, CommandHandler> = new Map<string, CommandHandler>([
+  ['hello', hello],
+  ['isMaster', hello],
+  ['ismaster', hello],
+  ['ping', ping],
+  ['buildInfo', buildInfo],
+  ['buildinfo', buildInfo],
+  ['getParameter', getParameter],
+  ['endSessions', endSessions],
+  ['getMore', getMore],
+  ['killCursors', killCursors],
+  ['insert', insert],
+  ['update', update],
+  ['delete', deleteCommand],
+  ['find', find],
+  ['findAndModify', findAndModify],
+  ['findandmodify', findAndModify],
+  ['count', count],
+  ['distinct', distinct],
+  ['aggregate', aggregate],
+  ['createIndexes', createIndexes],
+  ['listIndexes', listIndexes],
+  ['dropIndexes', dropIndexes],
+  ['deleteIndexes', dropIndexes],
+  ['create', create],
+  ['drop', drop],
+  ['dropDatabase', dropDatabase],
+  ['listCollections', listCollections],
+]);
+
+/** Real MongoDB commands a caller might reasonably send; refused by name rather than as "no such command". */
+const KNOWN_NOT_IMPLEMENTED = new Set([
+  'explain',
+  'collMod',
+  'renameCollection',
+  'listDatabases',
+  'serverStatus',
+  'bulkWrite',
+  'mapReduce',
+  'validate',
+  'saslStart',
+  'saslContinue',
+  'authenticate',
+  'startSession',
+  'commitTransaction',
+  'abortTransaction',
+  'collStats',
+  'dbStats',
+  'currentOp',
+  'killOp',
+  'replSetGetStatus',
+  'shutdown',
+  'compact',
+  'reIndex',
+]);
+
+/** The handler-facing failure for anything that is not a CommandError: a bug in this server. */
+export type InternalErrorSink = (error: unknown, command: string) => void;
+
+/**
+ * Routes a command document to its handler and turns every outcome into a reply body. The
+ * command name is the first key and the database is `$db`, as in OP_MSG. Transactions are
+ * refused as a standalone MongoDB refuses them; unknown commands get code 59 CommandNotFound.
+ * Handlers run synchronously, one at a time, so each command applies atomically.
+ */
+export class CommandDispatcher {
+  constructor(private readonly onInternalError: InternalErrorSink) {}
+
+  /** Runs one command and returns its reply (`ok: 1`, or `ok: 0` with MongoDB's code). */
+  dispatch(cmd: Doc, ctx: CommandContext): Doc {
+    const name = Object.keys(cmd)[0] ?? '';
+    try {
+      const db = cmd['$db'];
+      if (typeof db !== 'string')
+        throw new CommandError('Location40571', 'OP_MSG requests require a $db argument');
+      if (cmd['startTransaction'] === true || cmd['autocommit'] === false) {
+        throw new CommandError(
+          'IllegalOperation',
+          'Transaction numbers are only allowed on a replica set member or mongos',
+        );
+      }
+      const handler = HANDLERS.get(name);
+      if (handler === undefined) {
+        if (KNOWN_NOT_IMPLEMENTED.has(name)) throw notImplemented(`The command '${name}'`);
+        throw new CommandError('CommandNotFound', `no such command: '${name}'`);
+      }
+      return handler(cmd, db, ctx);
+    } catch (error) {
+      if (error instanceof CommandError) return error.toReply();
+      this.onInternalError(error, name);
+      const message = error instanceof Error ? error.message : String(error);
+      return {
+        ok: 0,
+        errmsg: `internal error in the embedded MongoDB server while running '${name}': ${message}`,
+        code: 1,
+        codeName: 'InternalError',
+      };
+    }
+  }
+}

@@ -1,0 +1,139 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { CommandDispatcher } from './commands/command-dispatcher';
+import { CursorManager } from './cursors/cursor-manager';
+import type { LogLevel, LogSink } from './log-sink';
+import { Catalog } from './storage/catalog';
+import { TtlMonitor } from './storage/ttl-monitor';
+import { WireConnection } from './wire/wire-connection';
+
+/** Options of {@link EmbeddedMongoServer}. */
+export interface EmbeddedMongoOptions {
+  /** TCP port; 0 picks a free port. @default 0 */
+  port?: number;
+  /** Interface to listen on. @default '127.0.0.1' */
+  host?: string;
+  /** How often the TTL monitor removes expired documents. @default 1000 (real MongoDB: 60 s) */
+  ttlMonitorIntervalMs?: number;
+  /** Optional structured log sink. */
+  log?: (level: LogLevel, msg: string, fields?: Record<string, unknown>) => void;
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * An in-memory MongoDB that the official driver reaches over TCP, for tests and the local
+ * one-command run where no MongoDB server can be installed (see DESIGN.md, "MongoDB for tests
+ * and the local default"). It implements exactly the commands this project uses and answers
+ * everything else with MongoDB's own errors; a conformance suite holds it to real MongoDB.
+ *
+ * @example
+ * ```ts
+ * const server = new EmbeddedMongoServer();
+ * const { url } = await server.start();
+ * const client = await MongoClient.connect(url);
+ * // ...
+ * await client.close();
+ * await server.close();
+ * ```
+ */
+export class EmbeddedMongoServer {
+  private readonly options: Required<Omit<EmbeddedMongoOptions, 'log'>>;
+  private readonly log: LogSink;
+  private readonly catalog = new Catalog();
+  private readonly cursors = new CursorManager(() => Date.now());
+  private readonly dispatcher: CommandDispatcher;
+  private readonly ttl: TtlMonitor;
+  private readonly sockets = new Set<Socket>();
+  private server: Server | undefined;
+  private address: { port: number; url: string } | undefined;
+  private closing: Promise<void> | undefined;
+  private nextConnectionId = 1;
+
+  constructor(options: EmbeddedMongoOptions = {}) {
+    const ttlMonitorIntervalMs = options.ttlMonitorIntervalMs ?? 1000;
+    if (!Number.isFinite(ttlMonitorIntervalMs) || ttlMonitorIntervalMs <= 0) {
+      throw new RangeError(
+        `ttlMonitorIntervalMs must be a positive number of milliseconds (got ${ttlMonitorIntervalMs})`,
+      );
+    }
+    const port = options.port ?? 0;
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      throw new RangeError(`port must be an integer from 0 to 65535 (got ${port}); use 0 for a free port`);
+    }
+    this.options = { port, host: options.host ?? '127.0.0.1', ttlMonitorIntervalMs };
+    this.log = options.log ?? (() => undefined);
+    this.dispatcher = new CommandDispatcher((error, command) =>
+      this.log('error', 'internal error while running a command', {
+        command,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      }),
+    );
+    this.ttl = new TtlMonitor(
+      this.catalog,
+      ttlMonitorIntervalMs,
+      () => Date.now(),
+      (removed, error) => {
+        if (error !== undefined) this.log('error', 'TTL sweep failed', { error: String(error) });
+        else if (removed > 0) this.log('debug', 'TTL monitor removed expired documents', { removed });
+      },
+    );
+  }
+
+  /** Starts listening; resolves with the port and a `mongodb://` URL for the driver. */
+  async start(): Promise<{ port: number; url: string }> {
+    if (this.closing) throw new Error('EmbeddedMongoServer was closed; create a new instance to start again');
+    if (this.address) return this.address;
+    const server = createServer((socket) => this.accept(socket));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const bound = server.address();
+    if (bound === null || typeof bound === 'string')
+      throw new Error('EmbeddedMongoServer could not read its bound TCP address');
+    this.address = {
+      port: bound.port,
+      url: `mongodb://${urlHost(this.options.host)}:${bound.port}/?directConnection=true`,
+    };
+    this.ttl.start();
+    this.log('info', 'embedded MongoDB listening', { url: this.address.url });
+    return this.address;
+  }
+
+  /** The driver URL (`mongodb://host:port/?directConnection=true`); throws before {@link start} resolved. */
+  get url(): string {
+    if (!this.address)
+      throw new Error('EmbeddedMongoServer is not started; await start() before reading url');
+    return this.address.url;
+  }
+
+  private accept(socket: Socket): void {
+    const connectionId = this.nextConnectionId++;
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    const context = { catalog: this.catalog, cursors: this.cursors, connectionId, now: () => new Date() };
+    new WireConnection(socket, context, this.dispatcher, this.log);
+    this.log('debug', 'client connected', { connectionId, remote: socket.remoteAddress });
+  }
+
+  /** Stops listening, destroys open client sockets and stops the TTL monitor. Idempotent: every call returns the same promise. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.ttl.stop();
+    for (const socket of this.sockets) socket.destroy();
+    const server = this.server;
+    if (server?.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+    this.log('info', 'embedded MongoDB closed', {});
+  }
+}

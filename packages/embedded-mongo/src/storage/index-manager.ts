@@ -1,0 +1,148 @@
+import type { Doc } from '../bson/bson-types';
+import { canonicalKey } from '../bson/canonical-key';
+import { formatDocument } from '../bson/format-value';
+import { CommandError } from '../errors/command-error';
+import { expandedLeafValues, leafValues } from '../query/field-path';
+import { compileFilter, type DocPredicate } from '../query/query-matcher';
+import { ID_INDEX, type IndexSpec } from './index-spec';
+
+interface IndexKey {
+  readonly canonical: string;
+  readonly keyValue: Doc;
+}
+
+interface IndexEntry {
+  readonly spec: IndexSpec;
+  readonly applies: DocPredicate;
+  /** Unique indexes only: canonical key → the owning document's `_id` key. */
+  readonly owners: Map<string, string> | undefined;
+}
+
+/**
+ * The indexes of one collection. Only unique indexes keep a key map (that is what enforces
+ * uniqueness); other indexes are definitions, so query results always equal a full scan.
+ * Keys follow MongoDB: a missing field indexes as null, array values index each element
+ * (multikey), two array fields in one compound key are refused, sparse and partial indexes
+ * skip the documents they do not cover.
+ */
+export class IndexManager {
+  private readonly entries = new Map<string, IndexEntry>();
+
+  constructor(private readonly ns: string) {}
+
+  /** Every index, `_id_` first, in creation order. */
+  list(): IndexSpec[] {
+    return [ID_INDEX, ...[...this.entries.values()].map((e) => e.spec)];
+  }
+
+  /** The index with this name, if any (including `_id_`). */
+  get(name: string): IndexSpec | undefined {
+    return name === ID_INDEX.name ? ID_INDEX : this.entries.get(name)?.spec;
+  }
+
+  /** Indexes with `expireAfterSeconds`, for the TTL monitor. */
+  ttlIndexes(): IndexSpec[] {
+    return [...this.entries.values()].map((e) => e.spec).filter((s) => s.expireAfterSeconds !== undefined);
+  }
+
+  /** True when the partial filter (if any) lets this index cover the document. */
+  covers(spec: IndexSpec, doc: Doc): boolean {
+    return this.entries.get(spec.name)?.applies(doc) ?? true;
+  }
+
+  private keysOf(entry: IndexEntry, doc: Doc): IndexKey[] {
+    const { spec } = entry;
+    if (!entry.applies(doc)) return [];
+    if (spec.sparse && spec.fields.every((f) => leafValues(doc, f.parts).every((v) => v === undefined)))
+      return [];
+    let arrays = 0;
+    const perField = spec.fields.map((f) => {
+      const raw = leafValues(doc, f.parts);
+      if (raw.some(Array.isArray)) arrays++;
+      return expandedLeafValues(doc, f.parts).map((v) => (v === undefined ? null : v));
+    });
+    if (arrays > 1) {
+      throw new CommandError(
+        'CannotIndexParallelArrays',
+        `cannot index parallel arrays [${spec.fields.map((f) => f.path).join('] [')}]`,
+      );
+    }
+    let combos: unknown[][] = [[]];
+    for (const values of perField) combos = combos.flatMap((prefix) => values.map((v) => [...prefix, v]));
+    const seen = new Map<string, IndexKey>();
+    for (const combo of combos) {
+      const canonical = combo.map(canonicalKey).join('|');
+      const keyValue: Doc = {};
+      spec.fields.forEach((f, i) => (keyValue[f.path] = combo[i]));
+      seen.set(canonical, { canonical, keyValue });
+    }
+    return [...seen.values()];
+  }
+
+  /** The E11000 error MongoDB raises for a key already taken, with `keyPattern` and `keyValue`. */
+  duplicateKeyError(spec: IndexSpec, keyValue: Doc): CommandError {
+    return new CommandError(
+      'DuplicateKey',
+      `E11000 duplicate key error collection: ${this.ns} index: ${spec.name} dup key: ${formatDocument(keyValue)}`,
+      { keyPattern: spec.key, keyValue },
+    );
+  }
+
+  /** Throws DuplicateKey if `doc` (whose `_id` key is `idKey`) would take a unique key owned by another document. */
+  check(doc: Doc, idKey: string): void {
+    for (const entry of this.entries.values()) {
+      if (entry.owners === undefined) continue;
+      for (const key of this.keysOf(entry, doc)) {
+        const owner = entry.owners.get(key.canonical);
+        if (owner !== undefined && owner !== idKey) throw this.duplicateKeyError(entry.spec, key.keyValue);
+      }
+    }
+  }
+
+  /** Records a stored document's keys; call after {@link check} passed. */
+  add(doc: Doc, idKey: string): void {
+    for (const entry of this.entries.values()) {
+      if (entry.owners === undefined) continue;
+      for (const key of this.keysOf(entry, doc)) entry.owners.set(key.canonical, idKey);
+    }
+  }
+
+  /** Forgets a document's keys (before removal or before re-adding its new version). */
+  remove(doc: Doc, idKey: string): void {
+    for (const entry of this.entries.values()) {
+      if (entry.owners === undefined) continue;
+      for (const key of this.keysOf(entry, doc)) {
+        if (entry.owners.get(key.canonical) === idKey) entry.owners.delete(key.canonical);
+      }
+    }
+  }
+
+  /**
+   * Builds a new index over the existing documents; a unique index over duplicates fails with
+   * 11000 and leaves nothing behind, as MongoDB's index build does.
+   */
+  create(spec: IndexSpec, docs: Iterable<[string, Doc]>): void {
+    const applies = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression) : () => true;
+    const entry: IndexEntry = { spec, applies, owners: spec.unique ? new Map() : undefined };
+    for (const [idKey, doc] of docs) {
+      for (const key of this.keysOf(entry, doc)) {
+        const owner = entry.owners?.get(key.canonical);
+        if (owner !== undefined && owner !== idKey) {
+          const dup = this.duplicateKeyError(spec, key.keyValue);
+          throw new CommandError(
+            'DuplicateKey',
+            `Index build failed: ${this.ns} :: caused by :: ${dup.message}`,
+            dup.extra,
+          );
+        }
+        entry.owners?.set(key.canonical, idKey);
+      }
+    }
+    this.entries.set(spec.name, entry);
+  }
+
+  /** Removes an index by name; the `_id_` index cannot be dropped. */
+  drop(name: string): void {
+    this.entries.delete(name);
+  }
+}

@@ -1,0 +1,63 @@
+import type { Catalog } from './catalog';
+import type { Doc } from '../bson/bson-types';
+import { expandedLeafValues } from '../query/field-path';
+
+/**
+ * Removes documents whose TTL-indexed field has expired, as MongoDB's TTL monitor does: a
+ * document expires when its field is a Date (or an array holding Dates: the earliest counts)
+ * older than now − `expireAfterSeconds`; any other value never expires. Runs every
+ * `intervalMs` on an unref'd timer (MongoDB: every 60 s), so it never holds a process open.
+ */
+export class TtlMonitor {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly intervalMs: number,
+    private readonly now: () => number,
+    private readonly onSweep: (removed: number, error?: unknown) => void = () => undefined,
+  ) {}
+
+  /** Starts the periodic sweep; calling it twice is harmless. */
+  start(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setInterval(() => {
+      try {
+        this.onSweep(this.sweep());
+      } catch (error) {
+        this.onSweep(0, error);
+      }
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the sweep. */
+  stop(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** One pass over every TTL index; returns how many documents it removed. */
+  sweep(): number {
+    const now = this.now();
+    let removed = 0;
+    for (const collection of this.catalog.all()) {
+      for (const spec of collection.indexes.ttlIndexes()) {
+        const field = spec.fields[0];
+        if (field === undefined || spec.expireAfterSeconds === undefined) continue;
+        const cutoff = now - spec.expireAfterSeconds * 1000;
+        const expired: Doc[] = [];
+        for (const [, doc] of collection.entries()) {
+          if (!collection.indexes.covers(spec, doc)) continue;
+          const times = expandedLeafValues(doc, field.parts)
+            .filter((v): v is Date => v instanceof Date)
+            .map((d) => d.getTime());
+          if (times.length > 0 && Math.min(...times) < cutoff) expired.push(doc);
+        }
+        for (const doc of expired) collection.remove(doc);
+        removed += expired.length;
+      }
+    }
+    return removed;
+  }
+}
