@@ -1,43 +1,18 @@
-import { Bus } from '@sas/bus';
 import { AgentReply, OperatorCommand, QueueNames, SchedulerWakeup } from '@sas/contracts';
-import { ProcessEngine } from '@sas/engine';
-import {
-  ProbeServer,
-  createLogger,
-  defaultInstanceId,
-  installShutdown,
-  loadConfig,
-  readOptionalFile,
-  systemClock,
-} from '@sas/runtime';
-import { MongoProcessStore, connectStore, ensureIndexes } from '@sas/store';
-import { loadWorkflows } from '@sas/workflow';
+import { ProbeServer, installShutdown, loadConfig } from '@sas/runtime';
+import { openProcessService, runMain } from '@sas/wiring';
 import { SchedulerConfig } from './config';
 import { OperatorCommandHandler } from './operator-command-handler';
 import { Scheduler } from './scheduler';
 
-async function main(): Promise<void> {
+runMain('scheduler', async () => {
   const config = loadConfig(SchedulerConfig, process.env);
-  const instanceId = config.INSTANCE_ID ?? defaultInstanceId('scheduler');
-  const logger = createLogger({ service: 'scheduler', instanceId, level: config.LOG_LEVEL });
-  const registry = loadWorkflows(readOptionalFile('WORKFLOWS_FILE', config.WORKFLOWS_FILE));
-  const connection = await connectStore(config.MONGO_URL, config.MONGO_DB);
-  await ensureIndexes(connection.db);
-  const store = new MongoProcessStore(connection.db);
-  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock: systemClock });
-  const engine = new ProcessEngine({
-    store,
-    outbox: bus,
-    registry,
-    clock: systemClock,
-    who: instanceId,
-    replyQueue: QueueNames.schedulerReplies,
-    logger,
-  });
+  const svc = await openProcessService('scheduler', config);
+  const { bus, engine, logger } = svc;
   const scheduler = new Scheduler({
     engine,
-    store,
-    clock: systemClock,
+    store: svc.store,
+    clock: svc.clock,
     logger,
     claimBatch: config.CLAIM_BATCH,
     pollIntervalMs: config.POLL_INTERVAL_MS,
@@ -74,14 +49,8 @@ async function main(): Promise<void> {
   if (config.PROBE_PORT >= 0) await probe.start(config.PROBE_PORT);
   installShutdown(logger, [
     { name: 'scheduler', close: () => scheduler.close() },
-    { name: 'bus', close: () => bus.close() },
     { name: 'probe', close: () => probe.close() },
-    { name: 'store', close: () => connection.close() },
+    ...svc.closables,
   ]);
-  logger.info({ workflows: registry.list() }, 'scheduler ready');
-}
-
-main().catch((e: unknown) => {
-  process.stderr.write(`scheduler failed to start: ${e instanceof Error ? e.message : String(e)}\n`);
-  process.exit(1);
+  logger.info({ workflows: svc.registry.list() }, 'scheduler ready');
 });

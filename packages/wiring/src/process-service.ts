@@ -1,0 +1,78 @@
+import { Bus } from '@sas/bus';
+import { QueueNames } from '@sas/contracts';
+import { ProcessEngine } from '@sas/engine';
+import {
+  createLogger,
+  defaultInstanceId,
+  readOptionalFile,
+  systemClock,
+  type Clock,
+  type Closable,
+  type Logger,
+} from '@sas/runtime';
+import { MongoProcessStore, connectStore, ensureIndexes, type StoreConnection } from '@sas/store';
+import { loadWorkflows, type WorkflowRegistry } from '@sas/workflow';
+
+/** The configuration fields {@link openProcessService} reads (every such service's schema has them). */
+export interface ProcessServiceConfig {
+  REDIS_URL: string;
+  MONGO_URL: string;
+  MONGO_DB: string;
+  QUEUE_PREFIX: string;
+  LOG_LEVEL: string;
+  INSTANCE_ID?: string | undefined;
+  WORKFLOWS_FILE?: string | undefined;
+}
+
+/** What a service that changes processes runs on. */
+export interface ProcessService {
+  instanceId: string;
+  logger: Logger;
+  clock: Clock;
+  registry: WorkflowRegistry;
+  connection: StoreConnection;
+  store: MongoProcessStore;
+  bus: Bus;
+  engine: ProcessEngine;
+  /** Bus then store, in the order shutdown should close them (after the service's own components). */
+  closables: Closable[];
+}
+
+/**
+ * Connects a submission, scheduler or supervisor: logger, workflows (built-in plus WORKFLOWS_FILE),
+ * MongoDB with indexes, the bus, and the process engine. Each `main.ts` then adds only its own
+ * components, so the services cannot drift apart in how they start.
+ */
+export async function openProcessService(service: string, config: ProcessServiceConfig): Promise<ProcessService> {
+  const instanceId = config.INSTANCE_ID ?? defaultInstanceId(service);
+  const logger = createLogger({ service, instanceId, level: config.LOG_LEVEL });
+  const registry = loadWorkflows(readOptionalFile('WORKFLOWS_FILE', config.WORKFLOWS_FILE));
+  const connection = await connectStore(config.MONGO_URL, config.MONGO_DB);
+  await ensureIndexes(connection.db);
+  const store = new MongoProcessStore(connection.db);
+  const clock = systemClock;
+  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock });
+  const engine = new ProcessEngine({
+    store,
+    outbox: bus,
+    registry,
+    clock,
+    who: instanceId,
+    replyQueue: QueueNames.schedulerReplies,
+    logger,
+  });
+  return {
+    instanceId,
+    logger,
+    clock,
+    registry,
+    connection,
+    store,
+    bus,
+    engine,
+    closables: [
+      { name: 'bus', close: () => bus.close() },
+      { name: 'store', close: () => connection.close() },
+    ],
+  };
+}
