@@ -33,8 +33,9 @@ export class SystemFixture {
     name: string,
     topology: SystemTopology,
     roleEnv: Partial<Record<string, NodeJS.ProcessEnv>> = {},
+    options: { redisAppendOnly?: boolean } = {},
   ): Promise<SystemFixture> {
-    const stack = await TestStack.start({ name, mongo: { ttlIntervalMs: 500 } });
+    const stack = await TestStack.start({ name, mongo: { ttlIntervalMs: 500 }, redisAppendOnly: options.redisAppendOnly });
     let system: LocalSystem | undefined;
     try {
       system = await LocalSystem.start({ root: findWorkspaceRoot(), env: stack.env, topology, roleEnv, logDir: stack.logDir });

@@ -41,6 +41,9 @@ export class Bus implements DeadLetterSink {
   constructor(private readonly options: BusOptions) {
     this.producer = createRedisConnection(options.redisUrl);
     this.producer.on('error', (err) => options.logger.warn({ err: err.message }, 'redis connection error'));
+    // Operators (and the chaos tests) see each outage and its end in the log.
+    this.producer.on('reconnecting', () => options.logger.warn('redis connection lost; reconnecting'));
+    this.producer.on('ready', () => options.logger.info('redis connection ready'));
   }
 
   /** True while the producer connection is up. */
