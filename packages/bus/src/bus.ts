@@ -62,6 +62,8 @@ export class Bus implements DeadLetterSink {
 
   /** Starts consuming a queue; the consumer is closed with the bus. */
   consume<S extends z.ZodTypeAny>(spec: ConsumerSpec<S>): Consumer<S> {
+    // Checked before a connection is opened, so a bad name neither leaks one nor gets BullMQ's terser error.
+    assertQueueName(spec.queue);
     const connection = createRedisConnection(this.options.redisUrl);
     connection.on('error', (err) => this.options.logger.debug({ err: err.message }, 'consumer redis error'));
     this.consumerConnections.push(connection);
@@ -86,9 +88,7 @@ export class Bus implements DeadLetterSink {
 
   /** A queue handle for tools that inspect queues (dashboard, tests). */
   queue(name: string): Queue {
-    if (!QUEUE_NAME_PATTERN.test(name)) {
-      throw new Error(`Queue name '${name}' is not valid: use letters, digits, '.', '_' and '-' only`);
-    }
+    assertQueueName(name);
     let q = this.queues.get(name);
     if (!q) {
       q = new Queue(name, { connection: this.producer, prefix: this.options.prefix });
@@ -105,5 +105,11 @@ export class Bus implements DeadLetterSink {
       await Promise.allSettled([...this.consumerConnections, this.producer].map((c) => c.quit().catch(() => c.disconnect())));
     })();
     return this.closing;
+  }
+}
+
+function assertQueueName(name: string): void {
+  if (!QUEUE_NAME_PATTERN.test(name)) {
+    throw new Error(`Queue name '${name}' is not valid: use letters, digits, '.', '_' and '-' only`);
   }
 }

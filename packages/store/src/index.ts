@@ -14,5 +14,6 @@ export * from './ensure-indexes';
 export * from './commit-result';
 export * from './process-store';
 export * from './mongo-process-store';
+export * from './in-memory-process-store';
 export * from './breaker-repository';
 export * from './lease-repository';

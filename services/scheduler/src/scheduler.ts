@@ -25,7 +25,7 @@ export class Scheduler {
   private running: Promise<void> | undefined;
   private again = false;
   private closed = false;
-  private readonly counters = { claimed: 0, replies: 0, staleReplies: 0 };
+  private readonly counters = { claimed: 0, claimErrors: 0, replies: 0, staleReplies: 0 };
 
   constructor(private readonly deps: SchedulerDeps) {}
 
@@ -69,17 +69,28 @@ export class Scheduler {
 
   private async claimRound(): Promise<void> {
     const batch = this.deps.claimBatch ?? 20;
+    // Processes that cannot be handled here (e.g. their workflow version is not deployed) are
+    // skipped for the rest of the round, so they never block the ones behind them.
+    const poisoned = new Set<string>();
     for (;;) {
       if (this.closed) return;
-      const candidates = await this.deps.store.findClaimable(new Date(this.deps.clock.now()), batch);
+      const limit = batch + poisoned.size;
+      const found = await this.deps.store.findClaimable(new Date(this.deps.clock.now()), limit);
+      const candidates = found.filter((d) => !poisoned.has(d._id));
       let claimed = 0;
       for (const doc of candidates) {
-        const outcome = await this.deps.engine.applyTo(doc, { type: 'claim' });
-        if (outcome.kind === 'applied') claimed += 1;
+        try {
+          const outcome = await this.deps.engine.applyTo(doc, { type: 'claim' });
+          if (outcome.kind === 'applied') claimed += 1;
+        } catch (e) {
+          poisoned.add(doc._id);
+          this.counters.claimErrors += 1;
+          this.deps.logger.error({ err: ensureError(e), processId: doc._id, orderId: doc.orderId }, 'cannot claim process; skipping it');
+        }
       }
       this.counters.claimed += claimed;
       // A full batch may mean more are waiting; a batch lost entirely to other schedulers is re-read too.
-      if (candidates.length < batch) return;
+      if (found.length < limit || candidates.length === 0) return;
     }
   }
 

@@ -39,6 +39,9 @@ export class Supervisor {
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<SweepReport> | undefined;
   private closed = false;
+  /** Processes this instance cannot handle; skipped (and logged once) so they never block the sweep. */
+  private readonly poisoned = new Set<string>();
+  private closing: Promise<void> | undefined;
   private readonly counters = { sweeps: 0, recovered: 0, leader: 0 };
 
   constructor(private readonly deps: SupervisorDeps) {}
@@ -77,12 +80,21 @@ export class Supervisor {
       if (!report.leader) return report;
       this.counters.sweeps += 1;
       const batch = this.deps.batch ?? 100;
-      const expired = await this.deps.store.findExpired(now, batch);
+      const found = await this.deps.store.findExpired(now, batch + this.poisoned.size);
+      const expired = found.filter((d) => !this.poisoned.has(d._id));
       for (const doc of expired) {
         if (this.closed) break;
-        const outcome = await this.deps.engine.applyTo(doc, { type: 'expire' });
-        if (outcome.kind === 'applied') report.recovered += 1;
-        else report.skipped += 1;
+        try {
+          const outcome = await this.deps.engine.applyTo(doc, { type: 'expire' });
+          if (outcome.kind === 'applied') report.recovered += 1;
+          else report.skipped += 1;
+        } catch (e) {
+          // One process that cannot be handled here (e.g. its workflow version is not deployed)
+          // must not stop the sweep of the others.
+          report.skipped += 1;
+          this.poisoned.add(doc._id);
+          this.deps.logger.error({ err: ensureError(e), processId: doc._id, orderId: doc.orderId }, 'cannot recover process; skipping it');
+        }
       }
       this.counters.recovered += report.recovered;
       if (report.recovered > 0) this.deps.logger.info(report, 'sweep recovered processes');
@@ -92,12 +104,14 @@ export class Supervisor {
     return report;
   }
 
-  /** Stops sweeping and gives the lease up so a standby takes over at once. Idempotent. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.sweeping;
-    await this.deps.lease.release(LEASE, this.deps.instanceId).catch(() => undefined);
+  /** Stops sweeping and gives the lease up so a standby takes over at once. Idempotent: every call waits for the same close. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      if (this.timer) clearInterval(this.timer);
+      await this.sweeping;
+      await this.deps.lease.release(LEASE, this.deps.instanceId).catch(() => undefined);
+    })();
+    return this.closing;
   }
 }

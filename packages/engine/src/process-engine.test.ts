@@ -1,0 +1,291 @@
+import {
+  QueueNames,
+  type AgentReply,
+  type AgentRequest,
+  type Alert,
+  type ProcessDocument,
+  type StatusEvent,
+} from '@sas/contracts';
+import { InMemoryProcessStore } from '@sas/store';
+import {
+  WorkflowRegistry,
+  builtInWorkflows,
+  createProcess,
+  orderFulfilmentManualV1,
+  orderFulfilmentV1,
+} from '@sas/workflow';
+import { pino, type Logger } from 'pino';
+import type { Outbox, OutboxSendOptions } from './outbox';
+import { ProcessEngine } from './process-engine';
+
+// --- harness (kept in the test file on purpose: test helpers must not reach the package build) ---
+
+const T0 = Date.UTC(2030, 0, 1);
+const COMPLETE_BY_MS = 5000;
+
+interface Sent {
+  queue: string;
+  message: unknown;
+  options: OutboxSendOptions | undefined;
+}
+
+/** Records every send; `failWith` makes every send throw, as a Redis outage would. */
+class RecordingOutbox implements Outbox {
+  readonly sent: Sent[] = [];
+  failWith: Error | undefined;
+
+  async send(queue: string, message: unknown, options?: OutboxSendOptions): Promise<void> {
+    if (this.failWith) throw this.failWith;
+    this.sent.push({ queue, message, options });
+  }
+
+  to(queue: string): Sent[] {
+    return this.sent.filter((s) => s.queue === queue);
+  }
+
+  requests(): AgentRequest[] {
+    return this.sent.filter((s) => s.queue.startsWith('agent.')).map((s) => s.message as AgentRequest);
+  }
+
+  clear(): void {
+    this.sent.length = 0;
+  }
+}
+
+/** A pino logger that keeps every line it writes, so a test can assert what was logged. */
+function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino(
+    { level: 'info' },
+    { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  return { logger, lines };
+}
+
+/** One in-memory store, a fake clock at `t`, a recording outbox and a logger that keeps its lines. */
+class Harness {
+  t = T0;
+  readonly clock = { now: (): number => this.t };
+  readonly outbox = new RecordingOutbox();
+  readonly store = new InMemoryProcessStore();
+  readonly log = capturingLogger();
+  private readonly registry = new WorkflowRegistry(builtInWorkflows);
+
+  engine(who = 'scheduler-1'): ProcessEngine {
+    const { store, outbox, registry, clock } = this;
+    const replyQueue = QueueNames.schedulerReplies;
+    return new ProcessEngine({ store, outbox, registry, clock, who, replyQueue, logger: this.log.logger });
+  }
+
+  async submit(workflow = orderFulfilmentV1): Promise<void> {
+    const payload = { sku: 'sku-1' };
+    await this.store.insert(
+      createProcess({
+        processId: 'p-1',
+        orderId: 'order-p-1',
+        payload,
+        replyTo: 'app.status',
+        workflow,
+        now: this.t,
+      }),
+    );
+  }
+
+  async doc(): Promise<ProcessDocument> {
+    const doc = await this.store.get('p-1');
+    if (!doc) throw new Error('process p-1 is not in the store');
+    return doc;
+  }
+
+  /** Moves the clock to the held step's complete-by. */
+  async passCompleteBy(): Promise<void> {
+    const { completeBy } = await this.doc();
+    if (!completeBy) throw new Error('process p-1 holds no step');
+    this.t = completeBy.getTime();
+  }
+}
+
+function okReply(request: AgentRequest, at: number): AgentReply {
+  const { processId, step, stepIndex, mode, attempt, agent } = request;
+  const fence = { schemaVersion: 1 as const, processId, step, stepIndex, mode, attempt, agent };
+  return { ...fence, agentInstance: `${agent}-1`, at, outcome: 'ok', result: {} };
+}
+
+function lastRequest(outbox: RecordingOutbox): AgentRequest {
+  const request = outbox.requests().at(-1);
+  if (!request) throw new Error('no agent request was sent');
+  return request;
+}
+
+// --- tests ---
+
+describe('ProcessEngine applying a claim', () => {
+  it('commits the claim and dispatches the first step to its agent queue with the job id <processId>.<attempt>', async () => {
+    const h = new Harness();
+    await h.submit();
+    const outcome = await h.engine().apply('p-1', { type: 'claim' });
+
+    expect(outcome).toMatchObject({
+      kind: 'applied',
+      process: { state: 'Processing', attempt: 1, lockedBy: 'scheduler-1' },
+    });
+    expect(await h.doc()).toMatchObject({
+      state: 'Processing',
+      attempt: 1,
+      revision: 1,
+      lockedBy: 'scheduler-1',
+    });
+    const dispatches = h.outbox.to('agent.inventory.requests');
+    expect(dispatches).toHaveLength(1);
+    expect(dispatches[0]?.options).toEqual({ jobId: 'p-1.1' });
+    expect(dispatches[0]?.message).toMatchObject({
+      processId: 'p-1',
+      step: 'reserve-inventory',
+      attempt: 1,
+      completeBy: T0 + COMPLETE_BY_MS,
+      replyTo: QueueNames.schedulerReplies,
+    });
+  });
+
+  it('sends the Processing status to the application reply queue', async () => {
+    const h = new Harness();
+    await h.submit();
+    await h.engine().apply('p-1', { type: 'claim' });
+
+    const statuses = h.outbox.to('app.status').map((s) => s.message as StatusEvent);
+    expect(statuses).toEqual([
+      { schemaVersion: 1, orderId: 'order-p-1', processId: 'p-1', status: 'Processing', at: T0 },
+    ]);
+    expect(h.outbox.to('app.status')[0]?.options).toBeUndefined();
+  });
+
+  it('records one history entry per applied transition and none for an ignored input', async () => {
+    const h = new Harness();
+    await h.submit();
+    const engine = h.engine();
+    await engine.apply('p-1', { type: 'claim' });
+    const second = await engine.apply('p-1', { type: 'claim' });
+    h.t += 100;
+    await engine.apply('p-1', { type: 'reply', reply: okReply(lastRequest(h.outbox), h.t) });
+
+    expect(second).toEqual({ kind: 'ignored', reason: 'not claimable: state is Processing' });
+    const history = await h.store.history('p-1');
+    expect(history.map((e) => [e.from, e.to, e.attempt, e.step, e.who])).toEqual([
+      ['Pending', 'Processing', 1, 'reserve-inventory', 'scheduler-1'],
+      ['Processing', 'Processing', 2, 'charge-payment', 'scheduler-1'],
+    ]);
+  });
+
+  it('returns not-found for a process that is not in the store, and sends nothing', async () => {
+    const h = new Harness();
+    expect(await h.engine().apply('missing', { type: 'claim' })).toEqual({ kind: 'not-found' });
+    expect(h.outbox.sent).toEqual([]);
+  });
+});
+
+describe('ProcessEngine performing the actions of a transition', () => {
+  it('dispatches the next step with the new attempt as job id when a step completes', async () => {
+    const h = new Harness();
+    await h.submit();
+    const engine = h.engine();
+    await engine.apply('p-1', { type: 'claim' });
+    const request = lastRequest(h.outbox);
+    h.outbox.clear();
+    h.t += 100;
+    await engine.apply('p-1', { type: 'reply', reply: okReply(request, h.t) });
+
+    const dispatches = h.outbox.to('agent.payment.requests');
+    expect(dispatches.map((d) => d.options)).toEqual([{ jobId: 'p-1.2' }]);
+    expect(h.outbox.to('app.status').map((s) => (s.message as StatusEvent).status)).toEqual([
+      'StepCompleted',
+    ]);
+  });
+
+  it('sends a wake-up delayed until notBefore when the agent parks the step', async () => {
+    const h = new Harness();
+    await h.submit();
+    const engine = h.engine();
+    await engine.apply('p-1', { type: 'claim' });
+    const request = lastRequest(h.outbox);
+    h.t += 100;
+    const parked: AgentReply = {
+      ...okReply(request, h.t),
+      outcome: 'parked',
+      retryAfterMs: 30_000,
+      reason: 'circuit open',
+    };
+    await engine.apply('p-1', { type: 'reply', reply: parked });
+
+    expect(await h.doc()).toMatchObject({
+      state: 'Pending',
+      notBefore: new Date(h.t + 30_000),
+      failureCount: 0,
+    });
+    expect(h.outbox.to(QueueNames.schedulerReady)).toEqual([
+      {
+        queue: QueueNames.schedulerReady,
+        message: { schemaVersion: 1, processId: 'p-1', reason: 'notBefore reached' },
+        options: { delayMs: 30_000 },
+      },
+    ]);
+  });
+
+  it('sends an immediate wake-up when a recovery releases the process for another attempt', async () => {
+    const h = new Harness();
+    await h.submit();
+    await h.engine().apply('p-1', { type: 'claim' });
+    await h.passCompleteBy();
+    await h.engine('supervisor-1').apply('p-1', { type: 'expire' });
+
+    expect(h.outbox.to(QueueNames.schedulerReady)).toEqual([
+      {
+        queue: QueueNames.schedulerReady,
+        message: { schemaVersion: 1, processId: 'p-1', reason: 'released' },
+        options: {},
+      },
+    ]);
+  });
+
+  it('sends an alert to the alerts queue and logs it when a step reaches the failure threshold', async () => {
+    const h = new Harness();
+    await h.submit(orderFulfilmentManualV1);
+    for (let i = 0; i < orderFulfilmentManualV1.failureThreshold; i++) {
+      await h.engine().apply('p-1', { type: 'claim' });
+      await h.passCompleteBy();
+      await h.engine('supervisor-1').apply('p-1', { type: 'expire' });
+    }
+
+    expect(await h.doc()).toMatchObject({ state: 'Error', failureCount: 3 });
+    const alerts = h.outbox.to(QueueNames.alerts).map((s) => s.message as Alert);
+    expect(alerts).toEqual([
+      expect.objectContaining({
+        kind: 'ThresholdReached',
+        processId: 'p-1',
+        step: 'reserve-inventory',
+        failureCount: 3,
+      }),
+    ]);
+    expect(h.log.lines).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        msg: expect.stringMatching(/^ALERT ThresholdReached: reserve-inventory failed 3 times/),
+      }),
+    );
+  });
+
+  it('keeps the committed state and logs the error when the outbox throws', async () => {
+    const h = new Harness();
+    await h.submit();
+    h.outbox.failWith = new Error('redis is down');
+    const outcome = await h.engine().apply('p-1', { type: 'claim' });
+
+    expect(outcome.kind).toBe('applied');
+    expect(await h.doc()).toMatchObject({ state: 'Processing', attempt: 1, revision: 1 });
+    expect(await h.store.history('p-1')).toHaveLength(1);
+    const errors = h.log.lines.filter((l) => l['level'] === 50);
+    expect(errors.map((l) => [l['msg'], l['action'], (l['err'] as { message: string }).message])).toEqual([
+      ['action not performed; recovery will cover it', 'status', 'redis is down'],
+      ['action not performed; recovery will cover it', 'dispatch', 'redis is down'],
+    ]);
+  });
+});

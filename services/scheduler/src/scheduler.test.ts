@@ -1,0 +1,298 @@
+import {
+  QueueNames,
+  type AgentReply,
+  type AgentRequest,
+  type ProcessDocument,
+  type StatusEvent,
+} from '@sas/contracts';
+import { ProcessEngine, type Outbox, type OutboxSendOptions } from '@sas/engine';
+import { InMemoryProcessStore, type InMemoryProcessStoreOptions } from '@sas/store';
+import { WorkflowRegistry, builtInWorkflows, createProcess, orderFulfilmentV1 } from '@sas/workflow';
+import { pino } from 'pino';
+import { Scheduler } from './scheduler';
+
+// --- harness (kept in the test file on purpose: test helpers must not reach the package build) ---
+
+const T0 = Date.UTC(2030, 0, 1);
+const logger = pino({ level: 'silent' });
+
+interface Sent {
+  queue: string;
+  message: unknown;
+  options: OutboxSendOptions | undefined;
+}
+
+class RecordingOutbox implements Outbox {
+  readonly sent: Sent[] = [];
+
+  async send(queue: string, message: unknown, options?: OutboxSendOptions): Promise<void> {
+    this.sent.push({ queue, message, options });
+  }
+
+  requests(): AgentRequest[] {
+    return this.sent.filter((s) => s.queue.startsWith('agent.')).map((s) => s.message as AgentRequest);
+  }
+
+  /** Takes the agent requests sent so far, as agents would consume them. */
+  drainRequests(): AgentRequest[] {
+    const requests = this.requests();
+    for (let i = this.sent.length - 1; i >= 0; i--)
+      if (this.sent[i]?.queue.startsWith('agent.')) this.sent.splice(i, 1);
+    return requests;
+  }
+}
+
+class Harness {
+  t = T0;
+  readonly clock = { now: (): number => this.t };
+  readonly outbox = new RecordingOutbox();
+  readonly registry = new WorkflowRegistry(builtInWorkflows);
+  readonly store: InMemoryProcessStore;
+
+  constructor(storeOptions: InMemoryProcessStoreOptions = {}) {
+    this.store = new InMemoryProcessStore(storeOptions);
+  }
+
+  scheduler(who: string, claimBatch = 20): Scheduler {
+    const engine = new ProcessEngine({
+      store: this.store,
+      outbox: this.outbox,
+      registry: this.registry,
+      clock: this.clock,
+      who,
+      replyQueue: QueueNames.schedulerReplies,
+      logger,
+    });
+    return new Scheduler({
+      engine,
+      store: this.store,
+      clock: this.clock,
+      logger,
+      claimBatch,
+      pollIntervalMs: 0,
+    });
+  }
+
+  async submit(count: number, notBefore = this.t): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const processId = `p-${String(this.store.list().length).padStart(3, '0')}`;
+      const doc = createProcess({
+        processId,
+        orderId: `order-${processId}`,
+        payload: {},
+        replyTo: 'app.status',
+        workflow: orderFulfilmentV1,
+        now: this.t,
+      });
+      const inserted = await this.store.insert({ ...doc, notBefore: new Date(notBefore) });
+      if (!inserted.ok) throw new Error(`could not insert ${processId}`);
+      ids.push(processId);
+    }
+    return ids;
+  }
+
+  async doc(processId: string): Promise<ProcessDocument> {
+    const doc = await this.store.get(processId);
+    if (!doc) throw new Error(`process ${processId} is not in the store`);
+    return doc;
+  }
+}
+
+function okReply(request: AgentRequest, at: number): AgentReply {
+  const { processId, step, stepIndex, mode, attempt, agent } = request;
+  return {
+    schemaVersion: 1,
+    processId,
+    step,
+    stepIndex,
+    mode,
+    attempt,
+    agent,
+    agentInstance: `${agent}-1`,
+    at,
+    outcome: 'ok',
+    result: { done: step },
+  };
+}
+
+// --- tests ---
+
+describe('Scheduler claiming processes', () => {
+  it('skips processes whose workflow version is not deployed, so they never block the ones behind them', async () => {
+    const h = new Harness();
+    const poison = createProcess({
+      processId: 'p-poison',
+      orderId: 'order-poison',
+      payload: {},
+      replyTo: null,
+      workflow: { ...orderFulfilmentV1, version: 99 },
+      now: h.t - 1000,
+    });
+    await h.store.insert(poison);
+    const good = await h.submit(5);
+    const scheduler = h.scheduler('scheduler-1', 1);
+    await scheduler.claimAvailable();
+
+    for (const id of good) expect(await h.doc(id)).toMatchObject({ state: 'Processing' });
+    expect(await h.doc('p-poison')).toMatchObject({ state: 'Pending', attempt: 0 });
+    expect(scheduler.metrics()).toMatchObject({ claimed: 5, claimErrors: 1 });
+  });
+
+  it('claims every claimable process across several batches and leaves a not-yet-due one Pending', async () => {
+    const h = new Harness();
+    const due = await h.submit(7);
+    const [later] = await h.submit(1, T0 + 60_000);
+    const scheduler = h.scheduler('scheduler-1', 3);
+    await scheduler.claimAvailable();
+
+    for (const id of due)
+      expect(await h.doc(id)).toMatchObject({ state: 'Processing', attempt: 1, lockedBy: 'scheduler-1' });
+    expect(await h.doc(later ?? '')).toMatchObject({ state: 'Pending', attempt: 0 });
+    expect(scheduler.metrics()).toMatchObject({ claimed: 7 });
+    expect(
+      h.outbox
+        .requests()
+        .map((r) => r.processId)
+        .sort(),
+    ).toEqual(due);
+  });
+
+  it('claims each process exactly once when two schedulers on one store run at the same time', async () => {
+    const h = new Harness();
+    const ids = await h.submit(30);
+    const a = h.scheduler('scheduler-a', 4);
+    const b = h.scheduler('scheduler-b', 4);
+    await Promise.all([a.claimAvailable(), b.claimAvailable(), a.claimAvailable(), b.claimAvailable()]);
+
+    const docs = await Promise.all(ids.map((id) => h.doc(id)));
+    expect(docs.every((d) => d.state === 'Processing' && d.attempt === 1)).toBe(true);
+    expect(
+      h.outbox
+        .requests()
+        .map((r) => r.processId)
+        .sort(),
+    ).toEqual(ids);
+    expect((a.metrics()['claimed'] ?? 0) + (b.metrics()['claimed'] ?? 0)).toBe(30);
+    // Both took part: neither simply ran after the other had finished.
+    expect(new Set(docs.map((d) => d.lockedBy))).toEqual(new Set(['scheduler-a', 'scheduler-b']));
+    for (const id of ids) expect(await h.store.history(id)).toHaveLength(1);
+  });
+
+  it('runs one claim round for a burst of wake-ups instead of one each', async () => {
+    let queries = 0;
+    const h = new Harness();
+    await h.submit(2);
+    const scheduler = h.scheduler('scheduler-1');
+    const find = h.store.findClaimable.bind(h.store);
+    h.store.findClaimable = (now, limit) => {
+      queries += 1;
+      return find(now, limit);
+    };
+    await Promise.all([scheduler.claimAvailable(), scheduler.claimAvailable(), scheduler.claimAvailable()]);
+
+    expect(scheduler.metrics()).toMatchObject({ claimed: 2 });
+    // The first round, plus one more asked for by the calls made while it ran.
+    expect(queries).toBe(2);
+  });
+
+  it('claims what is already waiting when started, and stops on close', async () => {
+    const h = new Harness();
+    const [id] = await h.submit(1);
+    const scheduler = h.scheduler('scheduler-1');
+    scheduler.start();
+    await scheduler.close();
+    await scheduler.close();
+
+    expect(await h.doc(id ?? '')).toMatchObject({ state: 'Processing' });
+    const [late = ''] = await h.submit(1);
+    await scheduler.claimAvailable();
+    expect(await h.doc(late)).toMatchObject({ state: 'Pending' });
+    expect(scheduler.metrics()).toMatchObject({ claimed: 1 });
+  });
+});
+
+describe('Scheduler applying replies', () => {
+  it('advances a process through every step to Processed', async () => {
+    const h = new Harness();
+    const [id = ''] = await h.submit(1);
+    const scheduler = h.scheduler('scheduler-1');
+    await scheduler.claimAvailable();
+    const steps: string[] = [];
+    for (let round = 0; round < 10 && (await h.doc(id)).state === 'Processing'; round++) {
+      for (const request of h.outbox.drainRequests()) {
+        steps.push(`${request.agent}.${request.operation}#${request.attempt}`);
+        h.t += 10;
+        expect((await scheduler.onReply(okReply(request, h.t))).kind).toBe('applied');
+      }
+    }
+
+    const doc = await h.doc(id);
+    expect(doc).toMatchObject({ state: 'Processed', lockedBy: null, completeBy: null });
+    expect(doc.steps.map((s) => [s.state, s.result])).toEqual([
+      ['Completed', { done: 'reserve-inventory' }],
+      ['Completed', { done: 'charge-payment' }],
+      ['Completed', { done: 'create-shipment' }],
+    ]);
+    expect(steps).toEqual(['inventory.reserve#1', 'payment.charge#2', 'shipping.create#3']);
+    const statuses = h.outbox.sent
+      .filter((s) => s.queue === 'app.status')
+      .map((s) => (s.message as StatusEvent).status);
+    expect(statuses).toEqual(['Processing', 'StepCompleted', 'StepCompleted', 'StepCompleted', 'Processed']);
+    expect(scheduler.metrics()).toMatchObject({ replies: 3, staleReplies: 0 });
+  });
+
+  it('counts a reply of an old attempt as stale and changes nothing', async () => {
+    const h = new Harness();
+    const [id = ''] = await h.submit(1);
+    const scheduler = h.scheduler('scheduler-1');
+    await scheduler.claimAvailable();
+    const [request] = h.outbox.drainRequests();
+    if (!request) throw new Error('nothing was dispatched');
+    await scheduler.onReply(okReply(request, h.t));
+    const before = await h.doc(id);
+    const outcome = await scheduler.onReply(okReply(request, h.t));
+
+    expect(outcome).toEqual({
+      kind: 'ignored',
+      reason: expect.stringContaining('attempt 1 is not current (2)'),
+    });
+    expect(await h.doc(id)).toEqual(before);
+    expect(scheduler.metrics()).toMatchObject({ replies: 2, staleReplies: 1 });
+  });
+
+  it('returns not-found for a reply to a process that no longer exists, without throwing', async () => {
+    const h = new Harness();
+    await h.submit(1);
+    const scheduler = h.scheduler('scheduler-1');
+    await scheduler.claimAvailable();
+    const [request] = h.outbox.drainRequests();
+    if (!request) throw new Error('nothing was dispatched');
+
+    expect(await scheduler.onReply(okReply({ ...request, processId: 'gone' }, h.t))).toEqual({
+      kind: 'not-found',
+    });
+  });
+
+  it('throws when the process keeps changing under the reply, so the bus redelivers it', async () => {
+    let contend = false;
+    const h: Harness = new Harness({
+      beforeCommit: async (next, expected) => {
+        if (!contend || next.lockedBy === 'intruder') return;
+        const current = await h.doc(next._id);
+        await h.store.commit({ ...current, lockedBy: 'intruder', revision: expected + 1 }, expected);
+      },
+    });
+    const [id = ''] = await h.submit(1);
+    const scheduler = h.scheduler('scheduler-1');
+    await scheduler.claimAvailable();
+    const [request] = h.outbox.drainRequests();
+    if (!request) throw new Error('nothing was dispatched');
+    contend = true;
+
+    await expect(scheduler.onReply(okReply(request, h.t))).rejects.toThrow(
+      `process ${id} kept changing while applying a reply; will retry`,
+    );
+    expect(await h.doc(id)).toMatchObject({ currentStep: 0, attempt: 1 });
+  });
+});

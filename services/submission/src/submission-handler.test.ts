@@ -1,0 +1,223 @@
+import { QueueNames, type StatusEvent, type SubmissionMessage } from '@sas/contracts';
+import type { Outbox, OutboxSendOptions } from '@sas/engine';
+import { InMemoryProcessStore } from '@sas/store';
+import { WorkflowRegistry, builtInWorkflows } from '@sas/workflow';
+import { pino } from 'pino';
+import { SubmissionHandler, type DeadLetters } from './submission-handler';
+
+// --- harness (kept in the test file on purpose: test helpers must not reach the package build) ---
+
+const T0 = Date.UTC(2030, 0, 1);
+const logger = pino({ level: 'silent' });
+
+interface Sent {
+  queue: string;
+  message: unknown;
+  options: OutboxSendOptions | undefined;
+}
+
+class RecordingOutbox implements Outbox {
+  readonly sent: Sent[] = [];
+
+  async send(queue: string, message: unknown, options?: OutboxSendOptions): Promise<void> {
+    this.sent.push({ queue, message, options });
+  }
+}
+
+class RecordingDeadLetters implements DeadLetters {
+  readonly entries: Array<Parameters<DeadLetters['deadLetter']>[0]> = [];
+
+  async deadLetter(input: Parameters<DeadLetters['deadLetter']>[0]): Promise<void> {
+    this.entries.push(input);
+  }
+}
+
+class Harness {
+  readonly clock = { now: (): number => T0 };
+  readonly outbox = new RecordingOutbox();
+  readonly deadLetters = new RecordingDeadLetters();
+  readonly store = new InMemoryProcessStore();
+  private ids = 0;
+  readonly handler = new SubmissionHandler({
+    store: this.store,
+    outbox: this.outbox,
+    deadLetters: this.deadLetters,
+    registry: new WorkflowRegistry(builtInWorkflows),
+    clock: this.clock,
+    newId: () => `p-${++this.ids}`,
+    logger,
+  });
+}
+
+function order(overrides: Partial<SubmissionMessage> = {}): SubmissionMessage {
+  return {
+    schemaVersion: 1,
+    orderId: 'order-1',
+    workflow: 'order-fulfilment',
+    payload: { sku: 'sku-1', quantity: 2 },
+    replyTo: 'app.status',
+    ...overrides,
+  };
+}
+
+// --- tests ---
+
+describe('SubmissionHandler', () => {
+  it('inserts one Pending process carrying the order, answers Received and wakes a scheduler', async () => {
+    const h = new Harness();
+    const outcome = await h.handler.handle(order());
+
+    expect(outcome).toEqual({ kind: 'received', processId: 'p-1' });
+    const stored = h.store.list();
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({
+      _id: 'p-1',
+      orderId: 'order-1',
+      workflow: 'order-fulfilment',
+      workflowVersion: 1,
+      payload: { sku: 'sku-1', quantity: 2 },
+      state: 'Pending',
+      attempt: 0,
+      revision: 0,
+      replyTo: 'app.status',
+      notBefore: new Date(T0),
+    });
+    expect(h.outbox.sent).toEqual([
+      {
+        queue: 'app.status',
+        message: { schemaVersion: 1, orderId: 'order-1', processId: 'p-1', status: 'Received', at: T0 },
+        options: undefined,
+      },
+      {
+        queue: QueueNames.schedulerReady,
+        message: { schemaVersion: 1, processId: 'p-1', reason: 'submitted' },
+        options: undefined,
+      },
+    ]);
+    expect(await h.store.history('p-1')).toEqual([
+      expect.objectContaining({
+        from: null,
+        to: 'Pending',
+        who: 'submission',
+        why: 'submitted (order-fulfilment v1)',
+      }),
+    ]);
+  });
+
+  it('still wakes a scheduler when the order has no replyTo', async () => {
+    const h = new Harness();
+    await h.handler.handle(order({ replyTo: undefined }));
+
+    expect(h.outbox.sent.map((s) => s.queue)).toEqual([QueueNames.schedulerReady]);
+    expect(h.store.list()[0]).toMatchObject({ replyTo: null });
+  });
+
+  it('answers Duplicate naming the existing process and inserts nothing for a repeated orderId', async () => {
+    const h = new Harness();
+    await h.handler.handle(order());
+    const outcome = await h.handler.handle(order({ payload: { sku: 'other' } }));
+
+    expect(outcome).toEqual({ kind: 'duplicate', processId: 'p-1' });
+    expect(h.store.list().map((d) => [d._id, d.payload])).toEqual([['p-1', { sku: 'sku-1', quantity: 2 }]]);
+    expect(h.outbox.sent.slice(2)).toEqual([
+      {
+        queue: 'app.status',
+        message: {
+          schemaVersion: 1,
+          orderId: 'order-1',
+          processId: 'p-1',
+          status: 'Duplicate',
+          reason: "orderId 'order-1' was already submitted (process p-1, Pending); nothing new was created",
+          at: T0,
+        },
+        options: undefined,
+      },
+    ]);
+    expect(await h.store.history('p-2')).toEqual([]);
+  });
+
+  it('dead-letters an order for an unknown workflow with the reason and answers Rejected', async () => {
+    const h = new Harness();
+    const message = order({ workflow: 'no-such-flow' });
+    const outcome = await h.handler.handle(message);
+
+    const reason = "unknown workflow 'no-such-flow'; known: order-fulfilment@1, order-fulfilment-manual@1";
+    expect(outcome).toEqual({ kind: 'rejected', reason });
+    expect(h.deadLetters.entries).toEqual([
+      { queue: QueueNames.submission, reason, issues: [], original: message },
+    ]);
+    expect(h.outbox.sent).toEqual([
+      {
+        queue: 'app.status',
+        message: { schemaVersion: 1, orderId: 'order-1', status: 'Rejected', reason, at: T0 },
+        options: undefined,
+      },
+    ]);
+    expect(h.store.list()).toEqual([]);
+  });
+
+  it('rejects an order pinned to a workflow version that is not registered', async () => {
+    const h = new Harness();
+    const outcome = await h.handler.handle(order({ workflowVersion: 7 }));
+
+    expect(outcome).toMatchObject({
+      kind: 'rejected',
+      reason: expect.stringMatching(/^unknown workflow 'order-fulfilment v7'/),
+    });
+    expect(h.deadLetters.entries).toHaveLength(1);
+    expect(h.store.list()).toEqual([]);
+  });
+});
+
+describe('SubmissionHandler.answerRejected', () => {
+  it('sends Rejected with the reason and every issue to a readable replyTo', async () => {
+    const h = new Harness();
+    await h.handler.answerRejected(
+      { orderId: 'order-9', replyTo: 'app.status', payload: 3 },
+      'invalid message on submission',
+      ['payload: Expected object, received number', 'workflow: Required'],
+    );
+
+    const sent = h.outbox.sent.map((s) => [s.queue, s.message as StatusEvent]);
+    expect(sent).toEqual([
+      [
+        'app.status',
+        {
+          schemaVersion: 1,
+          orderId: 'order-9',
+          status: 'Rejected',
+          reason:
+            'invalid message on submission: payload: Expected object, received number; workflow: Required',
+          at: T0,
+        },
+      ],
+    ]);
+  });
+
+  it('leaves orderId out when the message has no readable one', async () => {
+    const h = new Harness();
+    await h.handler.answerRejected({ orderId: 42, replyTo: 'app.status' }, 'invalid message on submission', [
+      'orderId: Expected string',
+    ]);
+
+    const [sent] = h.outbox.sent;
+    expect(sent?.queue).toBe('app.status');
+    expect((sent?.message as StatusEvent).orderId).toBeUndefined();
+    expect(sent?.message).toMatchObject({
+      status: 'Rejected',
+      reason: 'invalid message on submission: orderId: Expected string',
+    });
+  });
+
+  it.each([
+    ['no replyTo', { orderId: 'order-9' }],
+    ['a replyTo that is not a queue name', { orderId: 'order-9', replyTo: 'bad:queue' }],
+    ['a message that is not an object', 'just text'],
+    ['null', null],
+  ])('sends nothing for %s', async (_label, raw) => {
+    const h = new Harness();
+    await h.handler.answerRejected(raw, 'invalid message on submission', ['(message): Expected object']);
+
+    expect(h.outbox.sent).toEqual([]);
+  });
+});
