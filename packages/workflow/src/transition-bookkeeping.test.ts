@@ -1,84 +1,11 @@
-import {
-  QueueNames,
-  type AgentReply,
-  type AgentRequest,
-  type JsonObject,
-  type ProcessDocument,
-} from '@sas/contracts';
-import type { Action } from './action';
-import { createProcess } from './create-process';
 import { orderFulfilmentV1 } from './order-fulfilment';
 import type { ProcessInput } from './process-input';
-import { transition } from './transition';
-import type { TransitionResult } from './transition-result';
-import type { WorkflowDefinition } from './workflow-definition';
-
-// --- harness (kept in each test file on purpose: test helpers must not reach the package build) ---
-
-const T0 = Date.UTC(2030, 0, 1);
-const ORDER = { processId: 'p-1', orderId: 'o-1', payload: { sku: 'sku-1' } };
-const REPLIES = QueueNames.schedulerReplies;
-type Applied = Extract<TransitionResult, { applied: true }>;
-type ReplyBody =
-  | { outcome: 'ok'; result: JsonObject }
-  | { outcome: 'error'; errorKind: 'permanent' | 'transient'; message: string }
-  | { outcome: 'parked'; retryAfterMs: number; reason: string };
-
-/** One process driven through the state machine the way the services drive it, with its own clock. */
-class Run {
-  doc: ProcessDocument;
-  now = T0;
-  actions: Action[] = [];
-
-  constructor(
-    readonly workflow: WorkflowDefinition = orderFulfilmentV1,
-    replyTo: string | null = 'app.status',
-  ) {
-    this.doc = createProcess({ ...ORDER, replyTo, workflow, now: T0 });
-  }
-
-  try(input: ProcessInput, who = 'scheduler-1'): TransitionResult {
-    return transition(this.doc, input, { workflow: this.workflow, now: this.now, who, replyQueue: REPLIES });
-  }
-
-  apply(input: ProcessInput, who?: string): Applied {
-    const result = this.try(input, who);
-    if (!result.applied) throw new Error(`${input.type} did not apply: ${result.reason}`);
-    this.doc = result.next;
-    this.actions = result.actions;
-    return result;
-  }
-
-  request(): AgentRequest {
-    const sent = this.actions.flatMap((a) => (a.type === 'dispatch' ? [a.request] : []));
-    if (sent.length !== 1 || !sent[0]) throw new Error(`expected one dispatch, got ${sent.length}`);
-    return sent[0];
-  }
-
-  reply(body: ReplyBody, request = this.request(), who?: string): Applied {
-    return this.apply({ type: 'reply', reply: answer(request, body, this.now) }, who);
-  }
-
-  expire(): Applied {
-    if (!this.doc.completeBy) throw new Error(`nothing is held: process is ${this.doc.state}`);
-    this.now = this.doc.completeBy.getTime();
-    return this.apply({ type: 'expire' }, 'supervisor-1');
-  }
-}
-
-function answer(request: AgentRequest, body: ReplyBody, at: number): AgentReply {
-  const { processId, step, stepIndex, mode, attempt, agent } = request;
-  const fence = { schemaVersion: 1 as const, processId, step, stepIndex, mode, attempt, agent };
-  return { ...fence, agentInstance: `${agent}-1`, at, ...body };
-}
-
-const ok = (result: JsonObject = {}): ReplyBody => ({ outcome: 'ok', result });
-
-// --- tests ---
+import { ProcessRun } from './test-support/process-run';
+import { answer, ok, type ReplyBody } from './test-support/reply-body';
 
 describe('every applied transition', () => {
   /** Inputs touching every kind of transition: claim, each reply outcome, expire, cancel, resubmit. */
-  function script(run: Run): Array<() => ProcessInput> {
+  function script(run: ProcessRun): Array<() => ProcessInput> {
     const reply = (body: ReplyBody) => (): ProcessInput => ({
       type: 'reply',
       reply: answer(run.request(), body, run.now),
@@ -106,7 +33,7 @@ describe('every applied transition', () => {
   }
 
   it('adds one to revision, stamps updatedAt and records from, to, why and attempt', () => {
-    const run = new Run();
+    const run = new ProcessRun();
     for (const next of script(run)) {
       run.now += 10;
       const before = run.doc;
@@ -130,7 +57,7 @@ describe('every applied transition', () => {
   });
 
   it('never changes the document it was given, even a frozen one', () => {
-    const run = new Run();
+    const run = new ProcessRun();
     for (const next of script(run)) {
       run.now += 10;
       const input = next();

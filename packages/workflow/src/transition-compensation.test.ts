@@ -1,94 +1,8 @@
-import {
-  QueueNames,
-  type AgentReply,
-  type AgentRequest,
-  type Alert,
-  type JsonObject,
-  type ProcessDocument,
-} from '@sas/contracts';
-import type { Action } from './action';
-import { createProcess } from './create-process';
 import { orderFulfilmentV1 } from './order-fulfilment';
-import type { ProcessInput } from './process-input';
-import { transition } from './transition';
-import type { TransitionResult } from './transition-result';
+import { alerts, statuses, statusEvents } from './test-support/action-filters';
+import { ProcessRun, secondStepInFlight } from './test-support/process-run';
+import { ok, refused } from './test-support/reply-body';
 import type { WorkflowDefinition } from './workflow-definition';
-
-// --- harness (kept in each test file on purpose: test helpers must not reach the package build) ---
-
-const T0 = Date.UTC(2030, 0, 1);
-const ORDER = { processId: 'p-1', orderId: 'o-1', payload: { sku: 'sku-1' } };
-const REPLIES = QueueNames.schedulerReplies;
-type Applied = Extract<TransitionResult, { applied: true }>;
-type ReplyBody =
-  | { outcome: 'ok'; result: JsonObject }
-  | { outcome: 'error'; errorKind: 'permanent' | 'transient'; message: string }
-  | { outcome: 'parked'; retryAfterMs: number; reason: string };
-
-/** One process driven through the state machine the way the services drive it, with its own clock. */
-class Run {
-  doc: ProcessDocument;
-  now = T0;
-  actions: Action[] = [];
-
-  constructor(
-    readonly workflow: WorkflowDefinition = orderFulfilmentV1,
-    replyTo: string | null = 'app.status',
-  ) {
-    this.doc = createProcess({ ...ORDER, replyTo, workflow, now: T0 });
-  }
-
-  try(input: ProcessInput, who = 'scheduler-1'): TransitionResult {
-    return transition(this.doc, input, { workflow: this.workflow, now: this.now, who, replyQueue: REPLIES });
-  }
-
-  apply(input: ProcessInput, who?: string): Applied {
-    const result = this.try(input, who);
-    if (!result.applied) throw new Error(`${input.type} did not apply: ${result.reason}`);
-    this.doc = result.next;
-    this.actions = result.actions;
-    return result;
-  }
-
-  request(): AgentRequest {
-    const sent = this.actions.flatMap((a) => (a.type === 'dispatch' ? [a.request] : []));
-    if (sent.length !== 1 || !sent[0]) throw new Error(`expected one dispatch, got ${sent.length}`);
-    return sent[0];
-  }
-
-  reply(body: ReplyBody, request = this.request(), who?: string): Applied {
-    return this.apply({ type: 'reply', reply: answer(request, body, this.now) }, who);
-  }
-
-  expire(): Applied {
-    if (!this.doc.completeBy) throw new Error(`nothing is held: process is ${this.doc.state}`);
-    this.now = this.doc.completeBy.getTime();
-    return this.apply({ type: 'expire' }, 'supervisor-1');
-  }
-}
-
-function answer(request: AgentRequest, body: ReplyBody, at: number): AgentReply {
-  const { processId, step, stepIndex, mode, attempt, agent } = request;
-  const fence = { schemaVersion: 1 as const, processId, step, stepIndex, mode, attempt, agent };
-  return { ...fence, agentInstance: `${agent}-1`, at, ...body };
-}
-
-const ok = (result: JsonObject = {}): ReplyBody => ({ outcome: 'ok', result });
-const statuses = (actions: readonly Action[]): string[] =>
-  actions.flatMap((a) => (a.type === 'status' ? [a.event.status] : []));
-const alerts = (actions: readonly Action[]): Alert[] =>
-  actions.flatMap((a) => (a.type === 'alert' ? [a.alert] : []));
-const refused = (message: string): ReplyBody => ({ outcome: 'error', errorKind: 'permanent', message });
-
-// --- tests ---
-
-/** A process whose first step completed and whose second step (charge-payment) is in flight. */
-function secondStepInFlight(workflow: WorkflowDefinition = orderFulfilmentV1): Run {
-  const run = new Run(workflow);
-  run.apply({ type: 'claim' });
-  run.reply(ok({ reservationId: 'r-1' }));
-  return run;
-}
 
 describe('when a step is refused permanently', () => {
   it('marks it Failed, tells the application and undoes only the steps before it', () => {
@@ -108,7 +22,7 @@ describe('when a step is refused permanently', () => {
       finishedAt: new Date(run.now),
     });
     expect(next.steps[1]?.idempotencyKey).toBe('p-1/charge-payment');
-    const events = actions.flatMap((a) => (a.type === 'status' ? [a.event] : []));
+    const events = statusEvents(actions);
     expect(events).toEqual([
       expect.objectContaining({ status: 'Failed', step: 'charge-payment', reason: 'card declined' }),
     ]);
@@ -126,14 +40,14 @@ describe('when a step is refused permanently', () => {
     expect(next.state).toBe('Compensated');
     expect(next.steps.map((s) => s.state)).toEqual(['Compensated', 'Failed', 'NotStarted']);
     expect(next.deleteTime).toEqual(new Date(run.now + orderFulfilmentV1.retentionMs));
-    const events = actions.flatMap((a) => (a.type === 'status' ? [a.event] : []));
+    const events = statusEvents(actions);
     expect(events).toEqual([
       expect.objectContaining({ status: 'Compensated', reason: 'charge-payment: card declined' }),
     ]);
   });
 
   it('ends Compensated at once when nothing before it needs undoing', () => {
-    const run = new Run();
+    const run = new ProcessRun();
     run.apply({ type: 'claim' });
     const { next, actions } = run.reply(refused('out of stock'));
     expect(next).toMatchObject({ state: 'Compensated', lockedBy: null, completeBy: null });
@@ -143,7 +57,7 @@ describe('when a step is refused permanently', () => {
 
   it('skips completed steps that have nothing to undo', () => {
     const steps = orderFulfilmentV1.steps.map((s, i) => (i === 0 ? { ...s, compensation: null } : s));
-    const run = new Run({ ...orderFulfilmentV1, name: 'partly-undoable', steps });
+    const run = new ProcessRun({ ...orderFulfilmentV1, name: 'partly-undoable', steps });
     run.apply({ type: 'claim' });
     run.reply(ok());
     run.reply(ok({ chargeId: 'c-1' }));
@@ -182,7 +96,7 @@ describe('when a step is refused permanently and the workflow stops on refusals'
 });
 
 describe('when a compensation is refused permanently', () => {
-  function refusedUndo(): Run {
+  function refusedUndo(): ProcessRun {
     const run = secondStepInFlight();
     run.reply(refused('card declined'));
     run.reply(refused('reservation unknown'));
@@ -207,7 +121,7 @@ describe('when a compensation is refused permanently', () => {
         reason: 'reserve-inventory compensation refused: reservation unknown; an operator must resolve it',
       }),
     ]);
-    const events = actions.flatMap((a) => (a.type === 'status' ? [a.event] : []));
+    const events = statusEvents(actions);
     expect(events).toEqual([
       expect.objectContaining({ status: 'Failed', reason: 'compensation refused: reservation unknown' }),
     ]);

@@ -1,86 +1,16 @@
-import {
-  QueueNames,
-  type AgentReply,
-  type AgentRequest,
-  type JsonObject,
-  type ProcessDocument,
-} from '@sas/contracts';
+import { QueueNames } from '@sas/contracts';
 import type { Action } from './action';
-import { createProcess } from './create-process';
 import { orderFulfilmentManualV1, orderFulfilmentV1 } from './order-fulfilment';
-import type { ProcessInput } from './process-input';
 import { transition } from './transition';
-import type { TransitionResult } from './transition-result';
-import type { WorkflowDefinition } from './workflow-definition';
-
-// --- harness (kept in each test file on purpose: test helpers must not reach the package build) ---
-
-const T0 = Date.UTC(2030, 0, 1);
-const ORDER = { processId: 'p-1', orderId: 'o-1', payload: { sku: 'sku-1' } };
-const REPLIES = QueueNames.schedulerReplies;
-type Applied = Extract<TransitionResult, { applied: true }>;
-type ReplyBody =
-  | { outcome: 'ok'; result: JsonObject }
-  | { outcome: 'error'; errorKind: 'permanent' | 'transient'; message: string }
-  | { outcome: 'parked'; retryAfterMs: number; reason: string };
-
-/** One process driven through the state machine the way the services drive it, with its own clock. */
-class Run {
-  doc: ProcessDocument;
-  now = T0;
-  actions: Action[] = [];
-
-  constructor(
-    readonly workflow: WorkflowDefinition = orderFulfilmentV1,
-    replyTo: string | null = 'app.status',
-  ) {
-    this.doc = createProcess({ ...ORDER, replyTo, workflow, now: T0 });
-  }
-
-  try(input: ProcessInput, who = 'scheduler-1'): TransitionResult {
-    return transition(this.doc, input, { workflow: this.workflow, now: this.now, who, replyQueue: REPLIES });
-  }
-
-  apply(input: ProcessInput, who?: string): Applied {
-    const result = this.try(input, who);
-    if (!result.applied) throw new Error(`${input.type} did not apply: ${result.reason}`);
-    this.doc = result.next;
-    this.actions = result.actions;
-    return result;
-  }
-
-  request(): AgentRequest {
-    const sent = this.actions.flatMap((a) => (a.type === 'dispatch' ? [a.request] : []));
-    if (sent.length !== 1 || !sent[0]) throw new Error(`expected one dispatch, got ${sent.length}`);
-    return sent[0];
-  }
-
-  reply(body: ReplyBody, request = this.request(), who?: string): Applied {
-    return this.apply({ type: 'reply', reply: answer(request, body, this.now) }, who);
-  }
-
-  expire(): Applied {
-    if (!this.doc.completeBy) throw new Error(`nothing is held: process is ${this.doc.state}`);
-    this.now = this.doc.completeBy.getTime();
-    return this.apply({ type: 'expire' }, 'supervisor-1');
-  }
-}
-
-function answer(request: AgentRequest, body: ReplyBody, at: number): AgentReply {
-  const { processId, step, stepIndex, mode, attempt, agent } = request;
-  const fence = { schemaVersion: 1 as const, processId, step, stepIndex, mode, attempt, agent };
-  return { ...fence, agentInstance: `${agent}-1`, at, ...body };
-}
-
-const ok = (result: JsonObject = {}): ReplyBody => ({ outcome: 'ok', result });
-
-// --- tests ---
+import { statusEvents } from './test-support/action-filters';
+import { ProcessRun, T0 } from './test-support/process-run';
+import { ok } from './test-support/reply-body';
 
 describe('when every step of order-fulfilment succeeds', () => {
   const retry = { maxAttempts: 5, initialBackoffMs: 50, maxBackoffMs: 1000, multiplier: 2, jitter: 0.5 };
 
   function runToEnd(replyTo: string | null = 'app.status') {
-    const run = new Run(orderFulfilmentV1, replyTo);
+    const run = new ProcessRun(orderFulfilmentV1, replyTo);
     const all: Action[][] = [];
     all.push(run.apply({ type: 'claim' }).actions);
     const results = [{ reservationId: 'r-1' }, { chargeId: 'c-1' }, { shipmentId: 's-1' }];
@@ -92,7 +22,7 @@ describe('when every step of order-fulfilment succeeds', () => {
   }
 
   it('claims the process, announces Processing and dispatches the first step exactly', () => {
-    const run = new Run();
+    const run = new ProcessRun();
     const { next, actions } = run.apply({ type: 'claim' });
     expect(next).toMatchObject({ state: 'Processing', mode: 'forward', attempt: 1, lockedBy: 'scheduler-1' });
     expect(next.completeBy).toEqual(new Date(T0 + 5000));
@@ -161,7 +91,7 @@ describe('when every step of order-fulfilment succeeds', () => {
 
   it('tells the application Processing, StepCompleted for each step, then Processed', () => {
     const { all } = runToEnd();
-    const events = all.flat().flatMap((a) => (a.type === 'status' ? [a.event] : []));
+    const events = statusEvents(all.flat());
     expect(events.map((e) => [e.status, e.step])).toEqual([
       ['Processing', undefined],
       ['StepCompleted', 'reserve-inventory'],
@@ -194,7 +124,7 @@ describe('when every step of order-fulfilment succeeds', () => {
   });
 
   it('lets the scheduler that applies a reply take the lock for the next step', () => {
-    const run = new Run();
+    const run = new ProcessRun();
     run.apply({ type: 'claim' });
     const { next } = run.reply(ok(), run.request(), 'scheduler-2');
     expect(next.lockedBy).toBe('scheduler-2');
@@ -210,7 +140,7 @@ describe('when every step of order-fulfilment succeeds', () => {
 
 describe('idempotency keys', () => {
   it('stay the same across a recovery of a step while the attempt moves on', () => {
-    const run = new Run();
+    const run = new ProcessRun();
     run.apply({ type: 'claim' });
     const first = run.request();
     run.expire();
@@ -223,7 +153,7 @@ describe('idempotency keys', () => {
   });
 
   it('gain a /compensate suffix for the undo of a step, in the request and the step record', () => {
-    const run = new Run();
+    const run = new ProcessRun();
     run.apply({ type: 'claim' });
     run.reply(ok({ reservationId: 'r-1' }));
     run.reply({ outcome: 'error', errorKind: 'permanent', message: 'card declined' });
@@ -242,7 +172,7 @@ describe('idempotency keys', () => {
 
 describe('when a process is given a workflow it did not start with', () => {
   it('throws and names both workflows', () => {
-    const doc = new Run().doc;
+    const doc = new ProcessRun().doc;
     const ctx = {
       workflow: orderFulfilmentManualV1,
       now: T0,

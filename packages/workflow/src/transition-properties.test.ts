@@ -14,6 +14,8 @@ import { orderFulfilmentManualV1, orderFulfilmentV1 } from './order-fulfilment';
 import type { ProcessInput } from './process-input';
 import { transition } from './transition';
 import type { TransitionResult } from './transition-result';
+import { T0 } from './test-support/process-run';
+import { answer, ok, refused, type ReplyBody } from './test-support/reply-body';
 import type { WorkflowDefinition } from './workflow-definition';
 
 // Random walks through the protocol: thousands of seeded sequences of claims, replies (current and
@@ -21,7 +23,6 @@ import type { WorkflowDefinition } from './workflow-definition';
 
 const SEQUENCES = 3000;
 const MAX_INPUTS = 40;
-const T0 = Date.UTC(2030, 0, 1);
 
 const workflows: WorkflowDefinition[] = [
   orderFulfilmentV1,
@@ -55,15 +56,15 @@ function prng(seed: number): () => number {
 
 const isHeld = (state: ProcessState): boolean => state === 'Processing' || state === 'Compensating';
 
+/** A reply to `request` with a random outcome, mostly successes. */
 function randomReply(request: AgentRequest, random: () => number, at: number): AgentReply {
-  const { processId, step, stepIndex, mode, attempt, agent } = request;
-  const fence = { schemaVersion: 1 as const, processId, step, stepIndex, mode, attempt, agent };
-  const base = { ...fence, agentInstance: 'a-1', at };
   const r = random();
-  if (r < 0.65) return { ...base, outcome: 'ok', result: { n: Math.floor(random() * 100) } };
-  if (r < 0.78) return { ...base, outcome: 'error', errorKind: 'transient', message: 'gave up' };
-  if (r < 0.9) return { ...base, outcome: 'error', errorKind: 'permanent', message: 'refused' };
-  return { ...base, outcome: 'parked', retryAfterMs: Math.floor(random() * 5000), reason: 'circuit open' };
+  let body: ReplyBody;
+  if (r < 0.65) body = ok({ n: Math.floor(random() * 100) });
+  else if (r < 0.78) body = { outcome: 'error', errorKind: 'transient', message: 'gave up' };
+  else if (r < 0.9) body = refused('refused');
+  else body = { outcome: 'parked', retryAfterMs: Math.floor(random() * 5000), reason: 'circuit open' };
+  return answer(request, body, at);
 }
 
 /**

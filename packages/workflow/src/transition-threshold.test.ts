@@ -1,97 +1,24 @@
-import {
-  QueueNames,
-  type AgentReply,
-  type AgentRequest,
-  type Alert,
-  type JsonObject,
-  type ProcessDocument,
-} from '@sas/contracts';
-import type { Action } from './action';
-import { createProcess } from './create-process';
 import { orderFulfilmentManualV1, orderFulfilmentV1 } from './order-fulfilment';
-import type { ProcessInput } from './process-input';
-import { transition } from './transition';
-import type { TransitionResult } from './transition-result';
+import { alerts, statuses, statusEvents } from './test-support/action-filters';
+import { ProcessRun, secondStepInFlight, type Applied } from './test-support/process-run';
+import { ok } from './test-support/reply-body';
 import type { WorkflowDefinition } from './workflow-definition';
 
-// --- harness (kept in each test file on purpose: test helpers must not reach the package build) ---
-
-const T0 = Date.UTC(2030, 0, 1);
-const ORDER = { processId: 'p-1', orderId: 'o-1', payload: { sku: 'sku-1' } };
-const REPLIES = QueueNames.schedulerReplies;
-type Applied = Extract<TransitionResult, { applied: true }>;
-type ReplyBody =
-  | { outcome: 'ok'; result: JsonObject }
-  | { outcome: 'error'; errorKind: 'permanent' | 'transient'; message: string }
-  | { outcome: 'parked'; retryAfterMs: number; reason: string };
-
-/** One process driven through the state machine the way the services drive it, with its own clock. */
-class Run {
-  doc: ProcessDocument;
-  now = T0;
-  actions: Action[] = [];
-
-  constructor(
-    readonly workflow: WorkflowDefinition = orderFulfilmentV1,
-    replyTo: string | null = 'app.status',
-  ) {
-    this.doc = createProcess({ ...ORDER, replyTo, workflow, now: T0 });
+/**
+ * Runs the second step (charge-payment) of `workflow` into its failure threshold by letting it
+ * expire three times; `last` is the transition that reached it.
+ */
+function secondStepToThreshold(workflow: WorkflowDefinition): { run: ProcessRun; last: Applied } {
+  const run = secondStepInFlight(workflow);
+  for (let i = 0; i < 2; i++) {
+    run.expire();
+    run.apply({ type: 'claim' });
   }
-
-  try(input: ProcessInput, who = 'scheduler-1'): TransitionResult {
-    return transition(this.doc, input, { workflow: this.workflow, now: this.now, who, replyQueue: REPLIES });
-  }
-
-  apply(input: ProcessInput, who?: string): Applied {
-    const result = this.try(input, who);
-    if (!result.applied) throw new Error(`${input.type} did not apply: ${result.reason}`);
-    this.doc = result.next;
-    this.actions = result.actions;
-    return result;
-  }
-
-  request(): AgentRequest {
-    const sent = this.actions.flatMap((a) => (a.type === 'dispatch' ? [a.request] : []));
-    if (sent.length !== 1 || !sent[0]) throw new Error(`expected one dispatch, got ${sent.length}`);
-    return sent[0];
-  }
-
-  reply(body: ReplyBody, request = this.request(), who?: string): Applied {
-    return this.apply({ type: 'reply', reply: answer(request, body, this.now) }, who);
-  }
-
-  expire(): Applied {
-    if (!this.doc.completeBy) throw new Error(`nothing is held: process is ${this.doc.state}`);
-    this.now = this.doc.completeBy.getTime();
-    return this.apply({ type: 'expire' }, 'supervisor-1');
-  }
+  return { run, last: run.expire() };
 }
-
-function answer(request: AgentRequest, body: ReplyBody, at: number): AgentReply {
-  const { processId, step, stepIndex, mode, attempt, agent } = request;
-  const fence = { schemaVersion: 1 as const, processId, step, stepIndex, mode, attempt, agent };
-  return { ...fence, agentInstance: `${agent}-1`, at, ...body };
-}
-
-const ok = (result: JsonObject = {}): ReplyBody => ({ outcome: 'ok', result });
-const statuses = (actions: readonly Action[]): string[] =>
-  actions.flatMap((a) => (a.type === 'status' ? [a.event.status] : []));
-const alerts = (actions: readonly Action[]): Alert[] =>
-  actions.flatMap((a) => (a.type === 'alert' ? [a.alert] : []));
-
-// --- tests ---
 
 describe('when a step reaches the threshold under the error policy', () => {
-  function toThreshold(): { run: Run; last: Applied } {
-    const run = new Run(orderFulfilmentManualV1);
-    run.apply({ type: 'claim' });
-    run.reply(ok());
-    for (let i = 0; i < 2; i++) {
-      run.expire();
-      run.apply({ type: 'claim' });
-    }
-    return { run, last: run.expire() };
-  }
+  const toThreshold = () => secondStepToThreshold(orderFulfilmentManualV1);
 
   it('stops in Error with the count, without a lock or a deleteTime', () => {
     const { last } = toThreshold();
@@ -122,7 +49,7 @@ describe('when a step reaches the threshold under the error policy', () => {
         at: run.now,
       },
     ]);
-    const events = last.actions.flatMap((a) => (a.type === 'status' ? [a.event] : []));
+    const events = statusEvents(last.actions);
     expect(events).toEqual([expect.objectContaining({ status: 'Failed', step: 'charge-payment', reason })]);
     expect(last.actions.filter((a) => a.type === 'dispatch' || a.type === 'wake')).toEqual([]);
   });
@@ -144,7 +71,7 @@ describe('when a step reaches the threshold under the wait policy', () => {
   };
 
   /** Claims, then lets the step expire until the threshold is reached once more. */
-  function failToThreshold(run: Run): Applied {
+  function failToThreshold(run: ProcessRun): Applied {
     run.apply({ type: 'claim' });
     run.expire();
     run.now = run.doc.notBefore.getTime();
@@ -153,7 +80,7 @@ describe('when a step reaches the threshold under the wait policy', () => {
   }
 
   it('holds the process for waitMs with a fresh count, then retries the same step', () => {
-    const run = new Run(waiting);
+    const run = new ProcessRun(waiting);
     const { next, actions } = failToThreshold(run);
     const until = run.now + 60_000;
     expect(next).toMatchObject({
@@ -186,7 +113,7 @@ describe('when a step reaches the threshold under the wait policy', () => {
   });
 
   it('counts the waits and stops in Error once maxWaits are used up', () => {
-    const run = new Run(waiting);
+    const run = new ProcessRun(waiting);
     failToThreshold(run);
     run.now = run.doc.notBefore.getTime();
     expect(failToThreshold(run).next).toMatchObject({ state: 'Pending', waits: 2 });
@@ -200,20 +127,17 @@ describe('when a step reaches the threshold under the wait policy', () => {
 });
 
 describe('when a step reaches the threshold under the compensate policy', () => {
-  function toThreshold(): { run: Run; last: Applied } {
-    const run = new Run(orderFulfilmentV1);
-    run.apply({ type: 'claim' });
-    run.reply(ok({ reservationId: 'r-1' }));
-    for (let i = 0; i < 2; i++) {
-      run.expire();
-      run.apply({ type: 'claim' });
-    }
-    return { run, last: run.expire() };
-  }
+  const toThreshold = () => secondStepToThreshold(orderFulfilmentV1);
 
   it('hands the undo to a scheduler: Pending in compensate mode, nothing dispatched by the supervisor', () => {
     const { last } = toThreshold();
-    expect(last.next).toMatchObject({ state: 'Pending', mode: 'compensate', lockedBy: null, completeBy: null, failureCount: 0 });
+    expect(last.next).toMatchObject({
+      state: 'Pending',
+      mode: 'compensate',
+      lockedBy: null,
+      completeBy: null,
+      failureCount: 0,
+    });
     expect(last.actions.filter((a) => a.type === 'dispatch')).toEqual([]);
     expect(last.actions.filter((a) => a.type === 'wake')).toHaveLength(1);
   });
@@ -250,7 +174,7 @@ describe('when a step reaches the threshold under the compensate policy', () => 
 
   it('ends Compensated at once when nothing that ran can be undone', () => {
     const steps = orderFulfilmentV1.steps.map((s) => ({ ...s, compensation: null }));
-    const run = new Run({ ...orderFulfilmentV1, name: 'irreversible', failureThreshold: 1, steps });
+    const run = new ProcessRun({ ...orderFulfilmentV1, name: 'irreversible', failureThreshold: 1, steps });
     run.apply({ type: 'claim' });
     expect(statuses(run.expire().actions)).toEqual(['Failed']);
     const { next, actions } = run.apply({ type: 'claim' });
@@ -281,7 +205,7 @@ describe('when a step reaches the threshold under the compensate policy', () => 
     });
     expect(next.deleteTime).toEqual(new Date(run.now + orderFulfilmentV1.retentionMs));
     expect(next.steps.map((s) => s.state)).toEqual(['Compensated', 'Compensated', 'NotStarted']);
-    expect(actions.flatMap((a) => (a.type === 'status' ? [a.event] : []))).toEqual([
+    expect(statusEvents(actions)).toEqual([
       expect.objectContaining({ status: 'Compensated', reason: 'charge-payment: complete-by passed' }),
     ]);
   });
