@@ -195,10 +195,11 @@ describe('ensureIndexes', () => {
 
     const processes = await db.collection(CollectionNames.processes).listIndexes().toArray();
     const byName = new Map(processes.map((i) => [i['name'] as string, i]));
-    expect([...byName.keys()].sort()).toEqual(['_id_', 'claim', 'orderId_unique', 'sweep', 'ttl']);
+    expect([...byName.keys()].sort()).toEqual(['_id_', 'claim', 'orderId_unique', 'recent', 'sweep', 'ttl']);
     expect(byName.get('orderId_unique')).toMatchObject({ key: { orderId: 1 }, unique: true });
     expect(byName.get('claim')).toMatchObject({ key: { state: 1, notBefore: 1 } });
     expect(byName.get('sweep')).toMatchObject({ key: { state: 1, completeBy: 1 } });
+    expect(byName.get('recent')).toMatchObject({ key: { updatedAt: -1 } });
     expect(byName.get('ttl')).toMatchObject({ key: { deleteTime: 1 }, expireAfterSeconds: 0 });
     const events = await db.collection(CollectionNames.processEvents).listIndexes().toArray();
     expect(events.map((i) => i['name']).sort()).toEqual(['_id_', 'byProcess', 'ttl']);

@@ -24,3 +24,5 @@ export * from './process-document';
 export * from './process-event';
 export * from './breaker-state';
 export * from './describe-issues';
+export * from './job-execution-status';
+export * from './job-specification';

@@ -11,7 +11,7 @@ export interface LocalSystemOptions {
   /** REDIS_URL, MONGO_URL, MONGO_DB, QUEUE_PREFIX, LOG_LEVEL, ... given to every service. */
   env: NodeJS.ProcessEnv;
   topology?: SystemTopology;
-  /** Extra environment per role (`scheduler`, `supervisor`, `agent`, `remote-sim`, `submission`). */
+  /** Extra environment per role (`scheduler`, `supervisor`, `agent`, `remote-sim`, `submission`, `dashboard`). */
   roleEnv?: Partial<Record<string, NodeJS.ProcessEnv>>;
   /** One log file per process is written here. */
   logDir?: string;
@@ -22,8 +22,8 @@ export interface LocalSystemOptions {
 
 /**
  * Every service of the system as its own OS process, as in production: remote-sim first (the
- * agents need its URL), then agents, schedulers, supervisors and submission. Tests crash and
- * restart single processes; the demo runs the same thing.
+ * agents need its URL), then agents, schedulers, supervisors and submission, then any dashboards.
+ * Tests crash and restart single processes; the demo runs the same thing.
  */
 export class LocalSystem {
   private readonly processes: ServiceProcess[] = [];
@@ -58,6 +58,9 @@ export class LocalSystem {
     for (let i = 0; i < (t.supervisors ?? 2); i++) starts.push(this.spawn('supervisor'));
     for (let i = 0; i < (t.submission ?? 1); i++) starts.push(this.spawn('submission'));
     await Promise.all(starts);
+    // Last, so its queue list and read model find a running system; PORT 0 unless the caller fixes one.
+    const dashboardPort = this.options.roleEnv?.['dashboard']?.['PORT'] ?? '0';
+    for (let i = 0; i < (t.dashboard ?? 0); i++) await this.spawn('dashboard', { PORT: dashboardPort });
   }
 
   /** Starts one more process of a role and waits until it is serving. */

@@ -8,10 +8,12 @@ export interface SystemTopology {
   supervisors?: number;
   /** Replicas per agent (remote service). @default { inventory: 1, payment: 1, shipping: 1 } */
   agents?: Record<string, number>;
+  /** Dashboards (operator surface), started after every other service. @default 0 */
+  dashboard?: number;
 }
 
 /** Roles a service process can have. */
-export type ServiceRole = 'remote-sim' | 'submission' | 'scheduler' | 'supervisor' | `agent-${string}`;
+export type ServiceRole = 'remote-sim' | 'submission' | 'scheduler' | 'supervisor' | 'dashboard' | `agent-${string}`;
 
 /** The log message each service prints once it is serving; the launcher waits for it. */
 export const READY_MESSAGES: Record<string, string> = {
@@ -20,4 +22,5 @@ export const READY_MESSAGES: Record<string, string> = {
   scheduler: 'scheduler ready',
   supervisor: 'supervisor ready',
   agent: 'agent ready',
+  dashboard: 'dashboard ready',
 };

@@ -5,7 +5,8 @@ import { CollectionNames } from './collection-names';
  * Creates every index the system relies on. Idempotent; each service calls it at start so
  * whichever starts first prepares the database.
  * - `orderId` unique: a duplicate submission creates nothing new.
- * - `state + notBefore`: the scheduler's claim query; `state + completeBy`: the supervisor's sweep.
+ * - `state + notBefore`: the scheduler's claim query; `state + completeBy`: the supervisor's sweep;
+ *   `updatedAt`: the dashboard's list.
  * - `deleteTime` TTL (expireAfterSeconds 0): a document is removed once its deleteTime has passed.
  */
 export async function ensureIndexes(db: Db): Promise<void> {
@@ -14,6 +15,8 @@ export async function ensureIndexes(db: Db): Promise<void> {
     { key: { orderId: 1 }, name: 'orderId_unique', unique: true },
     { key: { state: 1, notBefore: 1 }, name: 'claim' },
     { key: { state: 1, completeBy: 1 }, name: 'sweep' },
+    // The dashboard lists processes newest first.
+    { key: { updatedAt: -1 }, name: 'recent' },
     { key: { deleteTime: 1 }, name: 'ttl', expireAfterSeconds: 0 },
   ]);
   await db.collection(CollectionNames.processEvents).createIndexes([

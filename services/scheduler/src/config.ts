@@ -12,5 +12,19 @@ export const SchedulerConfig = z.object({
   CLAIM_BATCH: z.coerce.number().int().positive().default(20),
   /** Replies applied at once. */
   REPLY_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  /** Run persistent jobs (job specifications) in this scheduler; `false` leaves them to other instances. */
+  JOBS_ENABLED: z
+    .enum(['true', 'false'], { message: "JOBS_ENABLED must be 'true' or 'false'" })
+    .default('true')
+    .transform((v) => v === 'true'),
+  /** How often the job runner looks for due jobs (and renews its lease). */
+  JOBS_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  /** How long finished (triggered, failed, canceled) jobs and their history stay before the TTL removes them; 7 days. */
+  JOBS_RETENTION_MS: z.coerce.number().int().positive().default(7 * 24 * 60 * 60 * 1000),
+  /**
+   * How long the `job-runner` lease lasts: one scheduler fires jobs, the others stand by and take
+   * over this long after it dies. Defaults to 3 × JOBS_POLL_INTERVAL_MS.
+   */
+  JOBS_LEASE_TTL_MS: z.coerce.number().int().positive().optional(),
 });
 export type SchedulerConfig = z.infer<typeof SchedulerConfig>;

@@ -2,6 +2,7 @@ import { AgentReply, OperatorCommand, QueueNames, SchedulerWakeup } from '@sas/c
 import { ProbeServer, installShutdown, loadConfig } from '@sas/runtime';
 import { openProcessService, runMain } from '@sas/wiring';
 import { SchedulerConfig } from './config';
+import { startJobScheduling } from './job-scheduling';
 import { OperatorCommandHandler } from './operator-command-handler';
 import { Scheduler } from './scheduler';
 
@@ -42,13 +43,15 @@ runMain('scheduler', async () => {
     },
   });
   scheduler.start();
+  const jobs = await startJobScheduling(svc, config);
   const probe = new ProbeServer('scheduler', {
     ready: () => bus.isReady() && replies.isRunning(),
-    metrics: () => ({ ...scheduler.metrics(), ...replies.stats() }),
+    metrics: () => ({ ...scheduler.metrics(), ...replies.stats(), ...jobs?.runner.metrics() }),
   });
   if (config.PROBE_PORT >= 0) await probe.start(config.PROBE_PORT);
   installShutdown(logger, [
     { name: 'scheduler', close: () => scheduler.close() },
+    ...(jobs ? [jobs] : []),
     { name: 'probe', close: () => probe.close() },
     ...svc.closables,
   ]);

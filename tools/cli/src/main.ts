@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { cliEnv } from './cli-env';
 import { runDemo } from './demo/run-demo';
+import { JOBS_USAGE, runJobsCommand } from './jobs-command';
 import { sendOperatorCommand } from './operator-command';
 import { showProcess } from './show-process';
 import { submitOrder } from './submit-order';
@@ -15,6 +16,7 @@ const USAGE = `Usage: sas <command> [options]
   status <processId|orderId>      show a process and its history
   resubmit <processId> [--by NAME]  restart an Error process from its failed step
   cancel <processId> [--by NAME]    stop an unfinished process and undo what it did
+${JOBS_USAGE}
 
 Commands other than demo use REDIS_URL, MONGO_URL, MONGO_DB and QUEUE_PREFIX (as the services do).`;
 
@@ -32,6 +34,9 @@ async function main(argv: string[]): Promise<number> {
       payload: { type: 'string', default: '{}' },
       'reply-to': { type: 'string' },
       by: { type: 'string', default: process.env['USER'] ?? 'operator' },
+      file: { type: 'string' },
+      requestor: { type: 'string' },
+      all: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -64,6 +69,10 @@ async function main(argv: string[]): Promise<number> {
       const result = await sendOperatorCommand(env, command, target, values.by);
       console.log(`${result.ok ? 'done' : 'refused'}: ${result.message}`);
       return result.ok ? 0 : 1;
+    }
+    case 'jobs': {
+      const args = { action: target, key: positionals[2], file: values.file, requestor: values.requestor, all: values.all, by: values.by };
+      return runJobsCommand(env, args, (l) => console.log(l));
     }
     default:
       console.error(`Unknown command '${command}'.\n\n${USAGE}`);

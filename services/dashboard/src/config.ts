@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { CommonConfig } from '@sas/runtime';
+
+/** An agent name becomes part of a queue name (`agent.<name>.requests`), so it has the same alphabet. */
+const AgentName = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'each agent name must be letters, digits, _ or - (a comma list: inventory,payment)');
+
+/**
+ * Environment of the dashboard service. `PROBE_PORT` from the common fields is not used: the
+ * dashboard serves `/healthz` and `/readyz` on its own port.
+ */
+export const DashboardConfig = z.object({
+  ...CommonConfig,
+  /** HTTP port of the page, the API and bull-board; 0 picks a free port (tests, the local launcher). */
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  /** Address to listen on: loopback by default (the API can cancel orders); 0.0.0.0 in containers. */
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** Agents whose request queues bull-board and the summary show, as a comma list. */
+  AGENTS: z
+    .string()
+    .default('inventory,payment,shipping')
+    .transform((list) => list.split(',').map((a) => a.trim()).filter((a) => a.length > 0))
+    .pipe(z.array(AgentName).min(1, 'AGENTS must name at least one agent, e.g. inventory,payment,shipping')),
+  /** How long resubmit and cancel wait for a scheduler's answer before answering 504. */
+  COMMAND_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+});
+export type DashboardConfig = z.infer<typeof DashboardConfig>;

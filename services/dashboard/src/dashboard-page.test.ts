@@ -1,0 +1,54 @@
+import { Script } from 'node:vm';
+import { pageSecurityPolicy, renderDashboardPage } from './dashboard-page';
+import { escapeHtml } from './escape-html';
+import { PAGE_SCRIPT } from './page-script';
+
+describe('escaping text for HTML', () => {
+  it('replaces the five characters that can end text or an attribute', () => {
+    expect(escapeHtml(`<img src=x onerror="alert('1')"> & more`)).toBe('&lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt; &amp; more');
+  });
+
+  it('leaves other text as it is', () => {
+    expect(escapeHtml('order A-1 → Processed')).toBe('order A-1 → Processed');
+  });
+});
+
+describe('the dashboard page', () => {
+  const page = renderDashboardPage({ nonce: 'n0nce', instanceId: 'dash<script>1', queuePrefix: 'sas"x' });
+
+  it('is self-contained: no URL to another host', () => {
+    expect(page).not.toMatch(/(https?:)?\/\/[a-z0-9]/i);
+    expect(page).not.toMatch(/<link|<img|src=/i);
+  });
+
+  it('escapes the values it is given', () => {
+    expect(page).toContain('instance dash&lt;script&gt;1 · queue prefix sas&quot;x');
+    expect(page).not.toContain('dash<script>');
+  });
+
+  it('marks its only script and style with the nonce the security policy allows', () => {
+    expect(page.match(/<script nonce="n0nce">/g)).toHaveLength(1);
+    expect(page.match(/<script/g)).toHaveLength(1);
+    expect(page).toContain('<style nonce="n0nce">');
+    expect(pageSecurityPolicy('n0nce')).toMatch(/default-src 'none'; script-src 'nonce-n0nce'; style-src 'nonce-n0nce'; connect-src 'self'/);
+  });
+
+  it('carries every process state for the state filter', () => {
+    expect(page).toContain('data-states="Pending,Processing,Processed,Error,Compensating,Compensated,Canceled"');
+  });
+});
+
+describe('the page script', () => {
+  it('is valid JavaScript', () => {
+    expect(() => new Script(PAGE_SCRIPT, { filename: 'page-script.js' })).not.toThrow();
+  });
+
+  it('never writes HTML from data: no innerHTML, outerHTML, insertAdjacentHTML or document.write', () => {
+    expect(PAGE_SCRIPT).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
+  });
+
+  it('only talks to this server', () => {
+    expect(PAGE_SCRIPT.match(/fetch\(/g)).toHaveLength(1);
+    expect(PAGE_SCRIPT).not.toMatch(/\/\/[a-z0-9]/i);
+  });
+});

@@ -1,0 +1,89 @@
+import { ProcessState } from '@sas/contracts';
+import { escapeHtml } from './escape-html';
+import { PAGE_SCRIPT } from './page-script';
+import { PAGE_STYLE } from './page-style';
+
+/** What the page shows about the server it came from. */
+export interface DashboardPageOptions {
+  /** Per-response random value; only the inline script carrying it may run. */
+  nonce: string;
+  instanceId: string;
+  queuePrefix: string;
+}
+
+/**
+ * The operator page: one self-contained HTML document (inline CSS and script, no external assets:
+ * the machines it runs on may have no network). The script fills it from the JSON API.
+ */
+export function renderDashboardPage(options: DashboardPageOptions): string {
+  const nonce = escapeHtml(options.nonce);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>sas dashboard</title>
+<style nonce="${nonce}">${PAGE_STYLE}</style>
+</head>
+<body data-states="${escapeHtml(ProcessState.options.join(','))}">
+<header>
+  <h1>sas dashboard</h1>
+  <span class="muted">instance ${escapeHtml(options.instanceId)} · queue prefix ${escapeHtml(options.queuePrefix)}</span>
+  <span class="grow"></span>
+  <span class="muted" id="updated"></span>
+  <label><input type="checkbox" id="auto" checked> auto-refresh</label>
+  <a href="queues">Queues (bull-board)</a>
+</header>
+<main>
+  <section>
+    <h2>Summary</h2>
+    <div id="summary"><p class="muted">Loading…</p></div>
+  </section>
+  <section>
+    <h2>Circuit breakers</h2>
+    <div id="breakers"><p class="muted">Loading…</p></div>
+  </section>
+  <section>
+    <h2>Processes</h2>
+    <form class="filters" id="filters">
+      <select id="f-state" aria-label="state"><option value="">every state</option></select>
+      <input id="f-workflow" placeholder="workflow" aria-label="workflow">
+      <input id="f-order" placeholder="orderId" aria-label="orderId">
+      <button type="submit">Filter</button>
+    </form>
+    <div id="processes"><p class="muted">Loading…</p></div>
+  </section>
+  <section>
+    <h2>Process</h2>
+    <div class="actions" id="actions" hidden>
+      <input id="a-by" placeholder="your name" maxlength="100" aria-label="operator name">
+      <input id="a-reason" placeholder="reason (optional)" maxlength="500" aria-label="reason">
+      <button type="button" id="b-resubmit" title="Restart an Error process from its failed step">Resubmit</button>
+      <button type="button" id="b-cancel" title="Stop an unfinished process and undo what it did">Cancel</button>
+    </div>
+    <p class="answer" id="answer" role="status"></p>
+    <div id="detail"><p class="muted">Click a process to see its steps and history.</p></div>
+  </section>
+</main>
+<script nonce="${nonce}">${PAGE_SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+/**
+ * The page's content security policy: nothing from elsewhere, only the script and style carrying
+ * this response's nonce, requests only to this server. A value that escaped escaping still could not run.
+ */
+export function pageSecurityPolicy(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    "connect-src 'self'",
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}

@@ -1,0 +1,33 @@
+/**
+ * The operator surface: bull-board, a JSON API over processes, breakers, alerts and dead letters,
+ * and a process-timeline page. `main.ts` runs it; these exports are for tests and embedding.
+ *
+ * @example
+ * ```ts
+ * const app = createDashboardApp({ readModel: new MongoReadModel(db), queues, commands, logger, redisReady, instanceId, queuePrefix });
+ * const port = await new DashboardServer(app).start(0, '127.0.0.1');
+ * ```
+ */
+export * from './config';
+export * from './queue-catalog';
+export * from './limit-query';
+export * from './process-list-query';
+export * from './operator-request';
+export * from './parse-input';
+export * from './process-read-model';
+export * from './mongo-read-model';
+export * from './queue-inspector';
+export * from './summary';
+export * from './command-sender';
+export * from './scheduler-command-sender';
+export * from './api-errors';
+export * from './same-origin-guard';
+export * from './health-routes';
+export * from './process-routes';
+export * from './overview-routes';
+export * from './escape-html';
+export * from './page-style';
+export * from './page-script';
+export * from './dashboard-page';
+export * from './dashboard-app';
+export * from './dashboard-server';

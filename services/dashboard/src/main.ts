@@ -1,0 +1,40 @@
+import { Bus } from '@sas/bus';
+import { createLogger, defaultInstanceId, installShutdown, loadConfig, systemClock } from '@sas/runtime';
+import { connectStore } from '@sas/store';
+import { DashboardConfig } from './config';
+import { createDashboardApp } from './dashboard-app';
+import { DashboardServer } from './dashboard-server';
+import { MongoReadModel } from './mongo-read-model';
+import { systemQueueNames } from './queue-catalog';
+import { SchedulerCommandSender } from './scheduler-command-sender';
+
+/** Wires the dashboard to MongoDB, Redis and HTTP; launchers read the URL from the `dashboard ready` line. */
+async function main(): Promise<void> {
+  const config = loadConfig(DashboardConfig, process.env);
+  const instanceId = config.INSTANCE_ID ?? defaultInstanceId('dashboard');
+  const logger = createLogger({ service: 'dashboard', instanceId, level: config.LOG_LEVEL });
+  const store = await connectStore(config.MONGO_URL, config.MONGO_DB);
+  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock: systemClock });
+  const app = createDashboardApp({
+    readModel: new MongoReadModel(store.db),
+    queues: systemQueueNames(config.AGENTS).map((name) => bus.queue(name)),
+    commands: new SchedulerCommandSender({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, timeoutMs: config.COMMAND_TIMEOUT_MS }),
+    logger,
+    redisReady: () => bus.isReady(),
+    instanceId,
+    queuePrefix: config.QUEUE_PREFIX,
+  });
+  const server = new DashboardServer(app);
+  const port = await server.start(config.PORT, config.HOST);
+  // A wildcard address is where the server listens, not where a browser can reach it.
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  installShutdown(logger, [server, { name: 'bus', close: () => bus.close() }, { name: 'store', close: () => store.close() }]);
+  logger.info({ port, url, queues: systemQueueNames(config.AGENTS) }, 'dashboard ready');
+}
+
+main().catch((err: unknown) => {
+  // The logger may not exist yet (bad config), so write the reason where an operator will see it.
+  process.stderr.write(`dashboard failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,22 @@
+import type { BreakerStateDocument, ProcessDocument, ProcessEventEntry } from '@sas/contracts';
+import type { ProcessListQuery } from './process-list-query';
+
+/**
+ * What the dashboard reads from the state store. It is an interface so the HTTP layer can be
+ * tested against a fake; {@link MongoReadModel} is the real one. The dashboard never writes:
+ * every change goes through an operator command to a scheduler.
+ */
+export interface ProcessReadModel {
+  /** Processes matching the query, last updated first. */
+  list(query: ProcessListQuery): Promise<ProcessDocument[]>;
+  /** The process with this id, or else the one with this orderId. */
+  find(idOrOrderId: string): Promise<ProcessDocument | null>;
+  /** The process's transitions, oldest first. */
+  history(processId: string): Promise<ProcessEventEntry[]>;
+  /** How many processes have each value of the field (absent values count under `'(none)'`). */
+  countBy(field: 'state' | 'workflow'): Promise<Record<string, number>>;
+  /** Breaker states reported by agent instances. */
+  breakers(): Promise<BreakerStateDocument[]>;
+  /** Resolves when the store answers; rejects when it does not. */
+  ping(): Promise<void>;
+}

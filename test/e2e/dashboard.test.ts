@@ -1,0 +1,185 @@
+import type { ProcessDocument, ProcessEventEntry } from '@sas/contracts';
+import { SystemFixture } from '../support/system-fixture';
+import { fastRoleEnv } from '../support/test-workflows';
+
+type Json = Record<string, unknown>;
+type ProcessWithHistory = ProcessDocument & { history: ProcessEventEntry[] };
+
+describe('the dashboard (real processes, private Redis)', () => {
+  let fx: SystemFixture;
+  let url: string;
+
+  const call = async (method: 'GET' | 'POST', path: string, body?: Json): Promise<{ status: number; body: Json; text: string }> => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: body ? { 'content-type': 'application/json' } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    const json = (res.headers.get('content-type') ?? '').includes('json') ? (JSON.parse(text) as Json) : {};
+    return { status: res.status, body: json, text };
+  };
+  const get = (path: string) => call('GET', path);
+  const listed = async (query: string): Promise<ProcessDocument[]> => (await get(`/api/processes?${query}`)).body['processes'] as ProcessDocument[];
+
+  beforeAll(async () => {
+    fx = await SystemFixture.start('dashboard', { schedulers: 1, supervisors: 1, dashboard: 1 }, fastRoleEnv());
+    const [dashboard] = fx.system.byRole('dashboard');
+    const ready = dashboard?.lines.find((l) => l.json?.['msg'] === 'dashboard ready');
+    url = String(ready?.json?.['url']);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+  afterAll(() => fx?.stop());
+  afterEach(async () => {
+    await fx.remote('/admin/faults', { method: 'DELETE' });
+  });
+
+  describe('after a few orders, one of them refused by shipping', () => {
+    const done = ['dash-ok-1', 'dash-ok-2', 'dash-ok-3'];
+    const refused = 'dash-refused-1';
+    let docs: ProcessDocument[];
+
+    beforeAll(async () => {
+      await fx.setFaults('shipping', { permanentFailOrders: [refused] });
+      await fx.submit([...done, refused].map((id) => fx.order(id, { workflow: 'fast-fulfilment' })));
+      docs = [...(await fx.waitForStates(done, ['Processed'], 30_000)), ...(await fx.waitForStates([refused], ['Compensated'], 30_000))];
+    });
+
+    it('counts them by state and workflow in the summary, with every queue and no dead letters', async () => {
+      const summary = await get('/api/summary');
+      expect(summary.status).toBe(200);
+      expect(summary.body['processes']).toEqual({
+        total: 4,
+        byState: { Pending: 0, Processing: 0, Processed: 3, Error: 0, Compensating: 0, Compensated: 1, Canceled: 0 },
+        byWorkflow: { 'fast-fulfilment': 4 },
+      });
+      expect(Object.keys(summary.body['queues'] as Json)).toEqual([
+        'submission',
+        'scheduler.ready',
+        'scheduler.replies',
+        'alerts',
+        'dead-letter',
+        'operator.commands',
+        'agent.inventory.requests',
+        'agent.payment.requests',
+        'agent.shipping.requests',
+      ]);
+      expect(summary.body['deadLetters']).toBe(0);
+      // Agents report their breakers every 500 ms in these tests.
+      const withBreakers = await fx.stack.waitFor(
+        async () => {
+          const s = await get('/api/summary');
+          return (s.body['breakers'] as { agent: string }[]).length === 3 ? s : null;
+        },
+        { timeoutMs: 10_000, description: 'the three agents’ breakers in the summary' },
+      );
+      expect((withBreakers.body['breakers'] as { agent: string; state: string }[]).map((b) => `${b.agent}:${b.state}`)).toEqual([
+        'inventory:closed',
+        'payment:closed',
+        'shipping:closed',
+      ]);
+    });
+
+    it('lists them last updated first, and filters by state, orderId and workflow with paging', async () => {
+      const all = await listed('');
+      expect(all.map((p) => p.orderId).sort()).toEqual([...done, refused].sort());
+      const times = all.map((p) => Date.parse(String(p.updatedAt)));
+      expect(times).toEqual([...times].sort((a, b) => b - a));
+      expect((await listed('state=Compensated')).map((p) => p.orderId)).toEqual([refused]);
+      expect((await listed('orderId=dash-ok-2')).map((p) => p.orderId)).toEqual(['dash-ok-2']);
+      const first = await get('/api/processes?workflow=fast-fulfilment&limit=3');
+      const next = first.body['next'];
+      expect(typeof next).toBe('string');
+      const rest = await listed(`workflow=fast-fulfilment&limit=3&before=${encodeURIComponent(String(next))}`);
+      const paged = [...(first.body['processes'] as ProcessDocument[]), ...rest].map((p) => p.orderId);
+      expect(paged.sort()).toEqual([...done, refused].sort());
+    });
+
+    it('shows a process with its steps and its history, by orderId', async () => {
+      const res = await get(`/api/processes/${refused}`);
+      expect(res.status).toBe(200);
+      const doc = res.body as unknown as ProcessWithHistory;
+      expect(doc._id).toBe(docs.find((d) => d.orderId === refused)?._id);
+      expect(doc.state).toBe('Compensated');
+      expect(doc.steps.map((s) => s.state)).toEqual(['Compensated', 'Compensated', 'Failed']);
+      const moves = doc.history.map((h) => `${h.from ?? 'new'}->${h.to}`);
+      expect(moves[0]).toBe('new->Pending');
+      expect(moves).toContain('Processing->Compensating');
+      expect(moves.at(-1)).toBe('Compensating->Compensated');
+      for (const h of doc.history) {
+        expect(h).toEqual(expect.objectContaining({ who: expect.any(String), why: expect.any(String), attempt: expect.any(Number) }));
+      }
+    });
+
+    it('answers 409 with the scheduler’s reason when asked to cancel a finished order', async () => {
+      const processed = docs.find((d) => d.orderId === 'dash-ok-1')!;
+      const res = await call('POST', `/api/processes/${processed._id}/cancel`, { by: 'e2e-operator', reason: 'too late' });
+      expect(res.status).toBe(409);
+      expect(res.body['error']).toBe(`The scheduler refused to cancel ${processed._id}: process is Processed; only unfinished processes can be canceled`);
+      const [after] = await fx.processes({ orderId: 'dash-ok-1' });
+      expect(after?.state).toBe('Processed');
+    });
+  });
+
+  describe('when an order reaches Error and an operator resubmits it from the dashboard', () => {
+    it('shows the alert, answers 200 with the scheduler’s result, and the order completes', async () => {
+      const id = 'dash-manual-1';
+      await fx.setFaults('inventory', { hang: true });
+      await fx.submit([fx.order(id, { workflow: 'fast-manual' })]);
+      const [errored] = await fx.waitForStates([id], ['Error'], 30_000);
+      await fx.remote('/admin/faults/inventory', { method: 'DELETE' });
+
+      const alerts = await fx.stack.waitFor(
+        async () => {
+          const list = (await get('/api/alerts')).body['alerts'] as { data: Json }[];
+          return list.find((a) => a.data['orderId'] === id);
+        },
+        { timeoutMs: 10_000, description: 'the ThresholdReached alert in /api/alerts' },
+      );
+      expect(alerts.data).toMatchObject({ kind: 'ThresholdReached', step: 'reserve-inventory' });
+      expect((await listed('state=Error')).map((p) => p.orderId)).toEqual([id]);
+
+      const res = await call('POST', `/api/processes/${id}/resubmit`, { by: 'e2e-operator', reason: 'inventory is back' });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ processId: errored!._id, command: 'resubmit', ok: true });
+      expect(res.body['message']).toMatch(/^resubmitted by e2e-operator \(inventory is back\)/);
+      await fx.waitForStates([id], ['Processed'], 30_000);
+      const shown = (await get(`/api/processes/${errored!._id}`)).body as unknown as ProcessWithHistory;
+      expect(shown.state).toBe('Processed');
+      expect(shown.history.some((h) => h.from === 'Error' && h.to === 'Pending' && /resubmitted by e2e-operator/.test(h.why))).toBe(true);
+    });
+  });
+
+  describe('the pages', () => {
+    it('serves bull-board at /queues', async () => {
+      const res = await get('/queues');
+      expect(res.status).toBe(200);
+      expect(res.text).toMatch(/<div id="root">/);
+    });
+
+    it('serves a self-contained page at / with no external URL', async () => {
+      const res = await get('/');
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('<title>sas dashboard</title>');
+      expect(res.text).not.toMatch(/https?:\/\//);
+    });
+
+    it('answers /healthz and reports MongoDB and Redis reachable on /readyz', async () => {
+      expect((await get('/healthz')).status).toBe(200);
+      expect((await get('/readyz')).body).toEqual({ ready: true, mongo: true, redis: true });
+    });
+  });
+
+  describe('bad input', () => {
+    it.each([
+      ['/api/processes?limit=abc', 400, /limit must be a whole number from 1 to 500/],
+      ['/api/processes?state=Finished', 400, /state must be one of Pending, Processing/],
+      ['/api/alerts?limit=0', 400, /limit must be a whole number/],
+      ['/api/processes/no-such-process', 404, /No process has the id or orderId 'no-such-process'/],
+    ])('GET %s answers %d with a message', async (path, status, message) => {
+      const res = await get(path);
+      expect(res.status).toBe(status);
+      expect(res.body['error']).toMatch(message);
+    });
+  });
+});
