@@ -47,9 +47,11 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   const store = await connectStore(mongo.url, env.MONGO_DB);
   const closers: (() => Promise<unknown>)[] = [];
   try {
-    out('  starting services: remote-sim, 3 agents, 2 schedulers, 2 supervisors, submission ...');
-    system = await LocalSystem.start({ root: findWorkspaceRoot(), env, logDir, log });
+    out('  starting services: remote-sim, 3 agents, 2 schedulers, 2 supervisors, submission, dashboard ...');
+    system = await LocalSystem.start({ root: findWorkspaceRoot(), env, logDir, log, topology: { dashboard: 1 } });
+    const dashboardUrl = dashboardUrlOf(system);
     out(`  all ${system.all.length} processes ready (remote-sim at ${system.remoteSimUrl})`);
+    out(`  dashboard: ${dashboardUrl}/  (bull-board: ${dashboardUrl}/queues)`);
 
     const replyTo = `demo.status.${runId}`;
     const orders = demoOrders(runId, options.orders, replyTo);
@@ -113,7 +115,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       out('');
       out('The stack keeps running (--keep). Point the CLI at it with:');
       out(`  export REDIS_URL=${redisUrl} MONGO_URL='${mongo.url}' MONGO_DB=${env.MONGO_DB} QUEUE_PREFIX=${env.QUEUE_PREFIX}`);
-      out(`  remote-sim: ${system.remoteSimUrl}/ledger   Press Ctrl-C to stop.`);
+      out(`  dashboard: ${dashboardUrl}/   remote-sim: ${system.remoteSimUrl}/ledger   Press Ctrl-C to stop.`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', () => resolve());
         process.once('SIGTERM', () => resolve());
@@ -129,6 +131,12 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     await mongo.stop();
     await redis?.stop();
   }
+}
+
+/** The dashboard's URL, from the `url` of its 'dashboard ready' log line. */
+function dashboardUrlOf(system: LocalSystem): string {
+  const line = system.byRole('dashboard')[0]?.lines.find((l) => l.json?.['msg'] === 'dashboard ready');
+  return String(line?.json?.['url'] ?? '(dashboard not started)');
 }
 
 function toView(doc: ProcessDocument): OrderView {
