@@ -63,8 +63,9 @@ switch (command) {
     const dir = join(tmpdir(), `sas-jest-${process.pid}`);
     mkdirSync(dir, { recursive: true });
     const report = join(dir, 'report.json');
+    // --forceExit: a handle left open by a failing chaos test must fail that test, not hang CI for 90 minutes.
     console.log('\n==> tests (jest, in band: end-to-end tests run real processes)');
-    const code = run(join(root, 'node_modules/.bin/jest'), ['--runInBand', '--json', `--outputFile=${report}`, ...rest]);
+    const code = run(join(root, 'node_modules/.bin/jest'), ['--runInBand', '--forceExit', '--json', `--outputFile=${report}`, ...rest]);
     if (existsSync(report)) {
       const r = JSON.parse(readFileSync(report, 'utf8'));
       const skipped = r.numPendingTests + r.numTodoTests;

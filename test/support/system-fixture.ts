@@ -122,7 +122,11 @@ export class SystemFixture {
   }
 
   async stop(): Promise<void> {
-    await Promise.allSettled([this.statuses.close(), this.alerts.close(), this.submission.close()]);
+    // Bounded: after a Redis restart a BullMQ close can hang, and teardown must still reach the processes.
+    const bounded = (p: Promise<unknown>): Promise<unknown> =>
+      Promise.race([p, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    await Promise.allSettled([this.statuses.close(), this.alerts.close(), bounded(this.submission.close())]);
+    await this.submission.disconnect().catch(() => undefined);
     await this.system.stop();
     await this.client.close().catch(() => undefined);
     await this.stack.stop();

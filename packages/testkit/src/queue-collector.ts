@@ -67,9 +67,26 @@ export class QueueCollector<T = unknown> {
     return [...this.messages];
   }
 
-  /** Stops consuming and closes its connections; safe to call more than once. */
-  close(): Promise<void> {
-    this.closing ??= this.worker ? this.worker.close() : Promise.resolve();
+  /**
+   * Stops consuming and closes its connections; safe to call more than once. A worker whose
+   * connection went through a Redis restart can hang in a graceful close, so after `graceMs` it is
+   * force-closed and disconnected: a test run must never be kept alive by a collector.
+   */
+  close(graceMs = 5000): Promise<void> {
+    this.closing ??= this.closeWorker(graceMs);
     return this.closing;
   }
+
+  private async closeWorker(graceMs: number): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    const closed = await Promise.race([worker.close().then(() => true), delay(graceMs).then(() => false)]);
+    if (closed) return;
+    await Promise.race([worker.close(true), delay(graceMs)]);
+    await worker.disconnect().catch(() => undefined);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

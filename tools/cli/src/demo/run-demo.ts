@@ -32,7 +32,12 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   const runId = randomBytes(3).toString('hex');
   const logDir = join(tmpdir(), 'sas-demo', runId);
   mkdirSync(logDir, { recursive: true });
-  const log = (msg: string): void => out(`  ${msg}`);
+  // After Ctrl-C the whole process group gets SIGINT, so children exit on their own while we stop
+  // them: their exits are expected then, not news.
+  let stopping = false;
+  const log = (msg: string): void => {
+    if (!stopping) out(`  ${msg}`);
+  };
   out(`sas demo ${runId}: ${options.orders} orders, faults '${options.faults}'. Service logs: ${logDir}`);
 
   let redis: RedisServer | undefined;
@@ -124,6 +129,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     return errors.length > 0 ? 1 : 0;
   } finally {
     out('  stopping ...');
+    stopping = true;
     await Promise.allSettled(closers.map((c) => c()));
     await system?.stop();
     await store.close();
