@@ -74,6 +74,35 @@ describe('when processes of the system crash (kill -9)', () => {
     await fx.waitForStates(later, ['Processed'], 30_000);
   });
 
+  it('lets a standby supervisor take over the sweep when the lease holder is killed', async () => {
+    const lease = await fx.stack.waitFor(
+      () => fx.db.collection<{ _id: string; holder: string }>('leases').findOne({ _id: 'supervisor-sweep' }),
+      { timeoutMs: 10_000, description: 'a supervisor to hold the sweep lease' },
+    );
+    const holder = fx.system.byRole('supervisor').find((p) => p.name === lease.holder);
+    expect(holder).toBeDefined();
+    await holder!.kill('SIGKILL');
+
+    await fx.setFaults('payment', { hang: true });
+    const [id] = newIds(1, 'supervisor-crash') as [string];
+    await fx.submit([fx.order(id, { workflow: 'fast-fulfilment' })]);
+    const recovered = await fx.stack.waitFor(
+      async () => {
+        const [doc] = await fx.processes({ orderId: id });
+        return doc && doc.failureCount >= 1 ? doc : null;
+      },
+      { timeoutMs: 30_000, description: 'the standby supervisor to recover the hung step' },
+    );
+    await fx.remote('/admin/faults/payment', { method: 'DELETE' });
+    await fx.waitForStates([id], ['Processed'], 30_000);
+    const recoveries = (await fx.db.collection<ProcessEventEntry>('process_events').find({ processId: recovered._id }).toArray()).filter(
+      (e) => /complete-by passed/.test(e.why),
+    );
+    expect(recoveries.length).toBeGreaterThan(0);
+    expect(recoveries.every((e) => e.who !== lease.holder && e.who.startsWith('supervisor'))).toBe(true);
+    await holder!.restart();
+  });
+
   it('runs 300 orders through 2 schedulers, 2 supervisors and 2 replicas of each agent with faults: no double claim, no double effect, nothing left unfinished', async () => {
     for (const s of ['inventory', 'payment', 'shipping']) await fx.setFaults(s, { errorRate: 0.15, lostReplyRate: 0.05 });
     const ids = newIds(300, 'load');
