@@ -169,6 +169,30 @@ describe.each<[string, () => Promise<ProcessStore>]>([
     expect(await store.history('p-3')).toEqual([]);
   });
 
+  it('records a history entry with a given _id once, however often it is delivered', async () => {
+    const store = await open();
+    const entry = { ...event('p-1', T0, 'claimed'), _id: 'p-1.1.h' };
+    await store.appendEvents([entry]);
+    await store.appendEvents([entry, { ...event('p-1', T0 + 1, 'next'), _id: 'p-1.2.h' }]);
+    expect((await store.history('p-1')).map((e) => e.why)).toEqual(['claimed', 'next']);
+  });
+
+  it('finds processes with an owed outbox that have not changed since a given time, and empties one only at its revision', async () => {
+    const store = await open();
+    const owed = [{ kind: 'message' as const, id: 'p-1.0.0', queue: 'app.status', message: { status: 'Received' } }];
+    await store.insert(processDoc('p-1', { outbox: owed, updatedAt: new Date(T0) }));
+    await store.insert(processDoc('p-2', { outbox: owed, updatedAt: new Date(T0 + 10_000) }));
+    await store.insert(processDoc('p-3', { outbox: [], updatedAt: new Date(T0) }));
+    await store.insert(processDoc('p-4', { updatedAt: new Date(T0) }));
+
+    expect((await store.findUndelivered(new Date(T0 + 5000), 10)).map((d) => d._id)).toEqual(['p-1']);
+    await store.clearOutbox('p-1', 7); // a stale revision changes nothing
+    expect((await store.get('p-1'))?.outbox).toEqual(owed);
+    await store.clearOutbox('p-1', 0);
+    expect((await store.get('p-1'))?.outbox).toEqual([]);
+    expect(await store.findUndelivered(new Date(T0 + 5000), 10)).toEqual([]);
+  });
+
   it('hands out copies, so changing a returned or inserted document changes nothing stored', async () => {
     const store = await open();
     const doc = processDoc('p-1');

@@ -22,6 +22,7 @@ export * from './operator-command';
 export * from './scheduler-wakeup';
 export * from './process-document';
 export * from './process-event';
+export * from './outbox-entry';
 export * from './breaker-state';
 export * from './describe-issues';
 export * from './job-execution-status';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JsonObject } from './common';
+import { OutboxEntry } from './outbox-entry';
 import { ProcessMode, ProcessState, StepState } from './process-state';
 
 /** State of one step inside a process document. */
@@ -60,5 +61,10 @@ export const ProcessDocument = z.object({
   updatedAt: z.date(),
   /** Set when the process is terminal; the TTL index removes it later. */
   deleteTime: z.date().nullable(),
+  /**
+   * Status events, alerts and history of committed transitions not yet delivered. Optional: documents
+   * written before the outbox existed have none, which means nothing is owed.
+   */
+  outbox: z.array(OutboxEntry).optional(),
 });
 export type ProcessDocument = z.infer<typeof ProcessDocument>;

@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import type { Outbox } from './outbox';
 
 /**
- * Performs a committed transition's actions. The state is already durable, so a failed send is
+ * Performs a committed transition's dispatches and wake-ups (status events and alerts travel in
+ * the process's outbox instead). The state is already durable, so a failed send is
  * logged, not thrown: a dispatch that never left is recovered by the supervisor after complete-by,
  * a lost wake-up by the schedulers' poll.
  */
@@ -33,11 +34,10 @@ export class ActionPerformer {
         await this.outbox.send(action.queue, action.request, { jobId: `${processId}.${action.request.attempt}` });
         return;
       case 'status':
-        await this.outbox.send(action.replyTo, action.event);
-        return;
+        return; // delivered through the process's outbox (OutboxDelivery)
       case 'alert':
+        // The alert message itself goes through the outbox; the log line is for whoever reads logs.
         this.logger.warn({ alert: action.alert }, `ALERT ${action.alert.kind}: ${action.alert.reason}`);
-        await this.outbox.send(QueueNames.alerts, action.alert);
         return;
       case 'wake': {
         const delayMs = Math.max(0, action.atMs - this.clock.now());

@@ -10,4 +10,6 @@
 export * from './outbox';
 export * from './apply-outcome';
 export * from './action-performer';
+export * from './outbox-entries';
+export * from './outbox-delivery';
 export * from './process-engine';

@@ -156,7 +156,8 @@ describe('ProcessEngine applying a claim', () => {
     expect(statuses).toEqual([
       { schemaVersion: 1, orderId: 'order-p-1', processId: 'p-1', status: 'Processing', at: T0 },
     ]);
-    expect(h.outbox.to('app.status')[0]?.options).toBeUndefined();
+    // Delivered from the outbox with a deterministic job id, so a second delivery is dropped.
+    expect(h.outbox.to('app.status')[0]?.options).toEqual({ jobId: 'p-1.1.0' });
   });
 
   it('records one history entry per applied transition and none for an ignored input', async () => {
@@ -273,19 +274,29 @@ describe('ProcessEngine performing the actions of a transition', () => {
     );
   });
 
-  it('keeps the committed state and logs the error when the outbox throws', async () => {
+  it('keeps the committed state and what it owes when sending fails, and delivers it once later', async () => {
     const h = new Harness();
     await h.submit();
     h.outbox.failWith = new Error('redis is down');
     const outcome = await h.engine().apply('p-1', { type: 'claim' });
 
     expect(outcome.kind).toBe('applied');
-    expect(await h.doc()).toMatchObject({ state: 'Processing', attempt: 1, revision: 1 });
+    const held = await h.doc();
+    expect(held).toMatchObject({ state: 'Processing', attempt: 1, revision: 1 });
+    // The history entry is stored; the Processing status stays owed in the outbox.
     expect(await h.store.history('p-1')).toHaveLength(1);
+    expect(held.outbox?.map((e) => e.id)).toEqual(['p-1.1.h', 'p-1.1.0']);
     const errors = h.log.lines.filter((l) => l['level'] === 50);
-    expect(errors.map((l) => [l['msg'], l['action'], (l['err'] as { message: string }).message])).toEqual([
-      ['action not performed; recovery will cover it', 'status', 'redis is down'],
-      ['action not performed; recovery will cover it', 'dispatch', 'redis is down'],
+    expect(errors.map((l) => [l['msg'], (l['err'] as { message: string }).message])).toEqual([
+      ['outbox not delivered yet; it stays in the process and will be delivered again', 'redis is down'],
+      ['action not performed; recovery will cover it', 'redis is down'],
     ]);
+
+    h.outbox.failWith = undefined;
+    expect(await h.engine().deliverOutbox(held)).toBe(true);
+    expect(await h.engine().deliverOutbox(held)).toBe(true);
+    expect((await h.doc()).outbox).toEqual([]);
+    expect(await h.store.history('p-1')).toHaveLength(1);
+    expect(h.outbox.to('app.status').map((s) => s.options)).toEqual([{ jobId: 'p-1.1.0' }, { jobId: 'p-1.1.0' }]);
   });
 });

@@ -1,9 +1,11 @@
 import type { ProcessDocument } from '@sas/contracts';
-import { ensureError, type Clock } from '@sas/runtime';
+import type { Clock } from '@sas/runtime';
 import type { ProcessStore } from '@sas/store';
 import { transition, type ProcessInput, type WorkflowRegistry } from '@sas/workflow';
 import type { Logger } from 'pino';
 import { ActionPerformer } from './action-performer';
+import { OutboxDelivery } from './outbox-delivery';
+import { outboxEntries } from './outbox-entries';
 import type { ApplyOutcome } from './apply-outcome';
 import type { Outbox } from './outbox';
 
@@ -29,9 +31,16 @@ export interface ProcessEngineDeps {
  */
 export class ProcessEngine {
   private readonly performer: ActionPerformer;
+  private readonly delivery: OutboxDelivery;
 
   constructor(private readonly deps: ProcessEngineDeps) {
     this.performer = new ActionPerformer(deps.outbox, deps.clock, deps.logger);
+    this.delivery = new OutboxDelivery(deps.store, deps.outbox, deps.logger);
+  }
+
+  /** Delivers what a process still owes (after a crash); used by the supervisor's sweep. */
+  deliverOutbox(doc: ProcessDocument): Promise<boolean> {
+    return this.delivery.deliver(doc);
   }
 
   /** Loads the process and applies the input. */
@@ -54,26 +63,24 @@ export class ProcessEngine {
         replyQueue: this.deps.replyQueue,
       });
       if (!result.applied) return { kind: 'ignored', reason: result.reason };
-      const committed = await this.deps.store.commit(result.next, doc.revision);
+      // History, status events and alerts are committed with the transition (a transactional
+      // outbox), so a crash right after the commit cannot lose them.
+      const next: ProcessDocument = {
+        ...result.next,
+        outbox: [...(doc.outbox ?? []), ...outboxEntries(doc._id, result.next.revision, result.actions, result.history)],
+      };
+      const committed = await this.deps.store.commit(next, doc.revision);
       if (committed.ok) {
-        const log = this.deps.logger.child({ processId: doc._id, orderId: doc.orderId, attempt: result.next.attempt });
-        log.info({ from: doc.state, to: result.next.state, step: result.history.step }, result.history.why);
-        await this.recordHistory(result.history);
+        const log = this.deps.logger.child({ processId: doc._id, orderId: doc.orderId, attempt: next.attempt });
+        log.info({ from: doc.state, to: next.state, step: result.history.step }, result.history.why);
+        const delivered = await this.delivery.deliver(next);
         await this.performer.perform(doc._id, result.actions);
-        return { kind: 'applied', process: result.next, why: result.history.why };
+        return { kind: 'applied', process: delivered ? { ...next, outbox: [] } : next, why: result.history.why };
       }
       // Lost the race: if it was a claim, someone else has it; otherwise re-evaluate.
       if (input.type === 'claim') return { kind: 'ignored', reason: 'claimed by another scheduler' };
       doc = await this.deps.store.get(doc._id);
     }
     return doc ? { kind: 'contended' } : { kind: 'not-found' };
-  }
-
-  private async recordHistory(entry: Parameters<ProcessStore['appendEvents']>[0][number]): Promise<void> {
-    try {
-      await this.deps.store.appendEvents([entry]);
-    } catch (e) {
-      this.deps.logger.error({ err: ensureError(e), processId: entry.processId }, 'history entry not recorded');
-    }
   }
 }

@@ -1,6 +1,6 @@
 import type { ProcessDocument, ProcessEventEntry, ProcessState } from '@sas/contracts';
 import type { CommitResult } from './commit-result';
-import type { ProcessStore } from './process-store';
+import type { HistoryRecord, ProcessStore } from './process-store';
 
 /** Options of {@link InMemoryProcessStore}. */
 export interface InMemoryProcessStoreOptions {
@@ -38,7 +38,7 @@ export class InMemoryProcessStore implements ProcessStore {
   private readonly processes = new Map<string, ProcessDocument>();
   /** `orderId` → `_id`: the unique index. */
   private readonly orderIds = new Map<string, string>();
-  private readonly events: ProcessEventEntry[] = [];
+  private readonly events: HistoryRecord[] = [];
 
   constructor(private readonly options: InMemoryProcessStoreOptions = {}) {}
 
@@ -102,8 +102,28 @@ export class InMemoryProcessStore implements ProcessStore {
     );
   }
 
-  async appendEvents(entries: readonly ProcessEventEntry[]): Promise<void> {
-    for (const entry of entries) this.events.push(structuredClone(entry));
+  async appendEvents(entries: readonly HistoryRecord[]): Promise<void> {
+    for (const entry of entries) {
+      // As MongoDB's `_id` index: an entry delivered twice is recorded once.
+      if (entry._id !== undefined && this.events.some((e) => e._id === entry._id)) continue;
+      this.events.push(structuredClone(entry));
+    }
+  }
+
+  async clearOutbox(processId: string, revision: number): Promise<void> {
+    const stored = this.processes.get(processId);
+    if (stored && stored.revision === revision) stored.outbox = [];
+  }
+
+  /** `{ 'outbox.0': { $exists: true }, updatedAt: { $lte: olderThan } }` sorted by updatedAt. */
+  async findUndelivered(olderThan: Date, limit: number): Promise<ProcessDocument[]> {
+    const matches = [...this.processes.values()].filter(
+      (d) => (d.outbox?.length ?? 0) > 0 && d.updatedAt.getTime() <= olderThan.getTime(),
+    );
+    return take(
+      matches.sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime()),
+      limit,
+    );
   }
 
   /** The process's transitions by `at`, in append order where times are equal. */
@@ -111,7 +131,7 @@ export class InMemoryProcessStore implements ProcessStore {
     return this.events
       .filter((e) => e.processId === processId)
       .sort((a, b) => a.at.getTime() - b.at.getTime())
-      .map((e) => structuredClone(e));
+      .map(({ _id: _ignored, ...e }) => structuredClone(e));
   }
 
   /** Every stored process in insertion order, for assertions and the simulation's invariant checks. */

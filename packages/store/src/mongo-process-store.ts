@@ -1,19 +1,19 @@
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError, type Collection, type Db } from 'mongodb';
 import type { ProcessDocument, ProcessEventEntry } from '@sas/contracts';
 import { CollectionNames } from './collection-names';
 import type { CommitResult } from './commit-result';
-import type { ProcessStore } from './process-store';
+import type { HistoryRecord, ProcessStore } from './process-store';
 
 const DUPLICATE_KEY = 11000;
 
 /** {@link ProcessStore} on MongoDB: single-document conditional writes, no transactions needed. */
 export class MongoProcessStore implements ProcessStore {
   private readonly processes: Collection<ProcessDocument>;
-  private readonly events: Collection<ProcessEventEntry>;
+  private readonly events: Collection<HistoryRecord>;
 
   constructor(db: Db) {
     this.processes = db.collection<ProcessDocument>(CollectionNames.processes);
-    this.events = db.collection<ProcessEventEntry>(CollectionNames.processEvents);
+    this.events = db.collection<HistoryRecord>(CollectionNames.processEvents);
   }
 
   async insert(doc: ProcessDocument): Promise<CommitResult> {
@@ -51,9 +51,32 @@ export class MongoProcessStore implements ProcessStore {
       .toArray();
   }
 
-  async appendEvents(entries: readonly ProcessEventEntry[]): Promise<void> {
+  async appendEvents(entries: readonly HistoryRecord[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.events.insertMany(entries.map((e) => ({ ...e })), { ordered: false });
+    try {
+      await this.events.insertMany(
+        entries.map((e) => ({ ...e })),
+        { ordered: false },
+      );
+    } catch (e) {
+      // Entries delivered before (same `_id`) are skipped; any other failure is real.
+      const duplicatesOnly =
+        e instanceof MongoBulkWriteError &&
+        (Array.isArray(e.writeErrors) ? e.writeErrors : [e.writeErrors]).every((w) => w.code === DUPLICATE_KEY);
+      if (!duplicatesOnly) throw e;
+    }
+  }
+
+  async clearOutbox(processId: string, revision: number): Promise<void> {
+    await this.processes.updateOne({ _id: processId, revision }, { $set: { outbox: [] } });
+  }
+
+  findUndelivered(olderThan: Date, limit: number): Promise<ProcessDocument[]> {
+    return this.processes
+      .find({ 'outbox.0': { $exists: true }, updatedAt: { $lte: olderThan } })
+      .sort({ updatedAt: 1 })
+      .limit(limit)
+      .toArray();
   }
 
   history(processId: string): Promise<ProcessEventEntry[]> {

@@ -86,7 +86,8 @@ describe('SubmissionHandler', () => {
       {
         queue: 'app.status',
         message: { schemaVersion: 1, orderId: 'order-1', processId: 'p-1', status: 'Received', at: T0 },
-        options: undefined,
+        // Delivered from the process's outbox, with a job id that makes a second delivery a no-op.
+        options: { jobId: 'p-1.0.0' },
       },
       {
         queue: QueueNames.schedulerReady,

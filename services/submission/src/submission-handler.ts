@@ -2,10 +2,11 @@ import {
   QueueNames,
   ReplyTo,
   SCHEMA_VERSION,
+  type ProcessDocument,
   type StatusEvent,
   type SubmissionMessage,
 } from '@sas/contracts';
-import type { Outbox } from '@sas/engine';
+import { OutboxDelivery, outboxEntries, type Outbox } from '@sas/engine';
 import type { Clock } from '@sas/runtime';
 import type { ProcessStore } from '@sas/store';
 import { createProcess, type WorkflowRegistry } from '@sas/workflow';
@@ -38,7 +39,11 @@ export type SubmissionOutcome =
  * insert, unique on orderId), answers `Received` or `Duplicate`, and wakes a scheduler.
  */
 export class SubmissionHandler {
-  constructor(private readonly deps: SubmissionDeps) {}
+  private readonly delivery: OutboxDelivery;
+
+  constructor(private readonly deps: SubmissionDeps) {
+    this.delivery = new OutboxDelivery(deps.store, deps.outbox, deps.logger);
+  }
 
   async handle(message: SubmissionMessage): Promise<SubmissionOutcome> {
     const { registry, store, clock, logger } = this.deps;
@@ -53,14 +58,38 @@ export class SubmissionHandler {
       return { kind: 'rejected', reason };
     }
     const processId = this.deps.newId();
-    const doc = createProcess({
+    const now = clock.now();
+    const created = createProcess({
       processId,
       orderId: message.orderId,
       payload: message.payload,
       replyTo: message.replyTo ?? null,
       workflow,
-      now: clock.now(),
+      now,
     });
+    // The first history entry and the Received status are written with the process (its outbox),
+    // so a crash right after the insert cannot lose them.
+    const received: StatusEvent = { schemaVersion: SCHEMA_VERSION, orderId: message.orderId, processId, status: 'Received', at: now };
+    const doc: ProcessDocument = {
+      ...created,
+      outbox: outboxEntries(
+        processId,
+        created.revision,
+        message.replyTo ? [{ type: 'status', replyTo: message.replyTo, event: received }] : [],
+        {
+          processId,
+          orderId: message.orderId,
+          who: 'submission',
+          at: new Date(now),
+          from: null,
+          to: 'Pending',
+          why: `submitted (${workflow.name} v${workflow.version})`,
+          attempt: 0,
+          step: null,
+          deleteTime: new Date(now + 2 * workflow.retentionMs),
+        },
+      ),
+    };
     const inserted = await store.insert(doc);
     if (!inserted.ok) {
       const existing = await store.getByOrderId(message.orderId);
@@ -69,21 +98,7 @@ export class SubmissionHandler {
       log.info({ processId: existing?._id }, 'duplicate submission');
       return { kind: 'duplicate', processId: existing?._id };
     }
-    await store.appendEvents([
-      {
-        processId,
-        orderId: message.orderId,
-        who: 'submission',
-        at: new Date(clock.now()),
-        from: null,
-        to: 'Pending',
-        why: `submitted (${workflow.name} v${workflow.version})`,
-        attempt: 0,
-        step: null,
-        deleteTime: new Date(clock.now() + 2 * workflow.retentionMs),
-      },
-    ]);
-    await this.status(message.replyTo, { orderId: message.orderId, processId, status: 'Received' });
+    await this.delivery.deliver(doc);
     await this.deps.outbox.send(QueueNames.schedulerReady, { schemaVersion: SCHEMA_VERSION, processId, reason: 'submitted' });
     log.info({ processId, workflow: workflow.name, version: workflow.version }, 'order received');
     return { kind: 'received', processId };

@@ -138,8 +138,8 @@ describe('Supervisor with a standby sharing its store and lease', () => {
       h.supervisor('supervisor-b').sweep(),
     ]);
 
-    expect(a).toEqual({ leader: true, recovered: 1, skipped: 0 });
-    expect(b).toEqual({ leader: false, recovered: 0, skipped: 0 });
+    expect(a).toEqual({ leader: true, recovered: 1, skipped: 0, delivered: 0 });
+    expect(b).toEqual({ leader: false, recovered: 0, skipped: 0, delivered: 0 });
     expect(await h.doc()).toMatchObject({
       state: 'Pending',
       failureCount: 1,
@@ -153,7 +153,7 @@ describe('Supervisor with a standby sharing its store and lease', () => {
     const held = await h.held();
     h.t += COMPLETE_BY_MS - 1;
 
-    expect(await h.supervisor('supervisor-a').sweep()).toEqual({ leader: true, recovered: 0, skipped: 0 });
+    expect(await h.supervisor('supervisor-a').sweep()).toEqual({ leader: true, recovered: 0, skipped: 0, delivered: 0 });
     expect(await h.doc()).toEqual(held);
   });
 
@@ -166,8 +166,8 @@ describe('Supervisor with a standby sharing its store and lease', () => {
     await h.held();
     h.t += COMPLETE_BY_MS;
 
-    expect(await a.sweep()).toEqual({ leader: false, recovered: 0, skipped: 0 });
-    expect(await b.sweep()).toEqual({ leader: true, recovered: 1, skipped: 0 });
+    expect(await a.sweep()).toEqual({ leader: false, recovered: 0, skipped: 0, delivered: 0 });
+    expect(await b.sweep()).toEqual({ leader: true, recovered: 1, skipped: 0, delivered: 0 });
     expect(b.metrics()).toMatchObject({ leader: 1, recovered: 1 });
   });
 
@@ -231,7 +231,7 @@ describe('Supervisor closing', () => {
     await supervisor.close();
     h.t += COMPLETE_BY_MS;
 
-    expect(await supervisor.sweep()).toEqual({ leader: false, recovered: 0, skipped: 0 });
+    expect(await supervisor.sweep()).toEqual({ leader: false, recovered: 0, skipped: 0, delivered: 0 });
     expect(await h.doc()).toMatchObject({ state: 'Processing' });
   });
 });

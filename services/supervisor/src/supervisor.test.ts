@@ -132,6 +132,23 @@ describe('Supervisor recovering an expired process', () => {
   });
   afterEach(() => h.closeAll());
 
+  it('delivers an outbox that a crashed writer left behind, once it is older than the grace period', async () => {
+    const held = await h.held();
+    const owed = [{ kind: 'message' as const, id: 'p-1.1.0', queue: 'app.status', message: { status: 'Processing' } }];
+    // As if the scheduler committed the claim and died before delivering: the outbox is still full.
+    // completeBy is far ahead, so only the outbox sweep (not a recovery) can deliver it.
+    await h.store.commit({ ...held, revision: held.revision + 1, outbox: owed, completeBy: new Date(T0 + 60_000) }, held.revision);
+    const supervisor = h.supervisor('supervisor-a');
+    const before = h.outbox.sent.length;
+    expect(await supervisor.sweep()).toMatchObject({ delivered: 0 });
+    h.t += 5000;
+    expect(await supervisor.sweep()).toMatchObject({ delivered: 1 });
+    expect(h.outbox.sent.slice(before)).toEqual([
+      { queue: 'app.status', message: { status: 'Processing' }, options: { jobId: 'p-1.1.0' } },
+    ]);
+    expect((await h.doc()).outbox).toEqual([]);
+  });
+
   it('skips a process whose workflow version is not deployed and still recovers the others', async () => {
     await h.held();
     const held = await h.doc();

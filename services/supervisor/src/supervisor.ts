@@ -18,6 +18,8 @@ export interface SupervisorDeps {
   batch?: number;
   /** @default 3 × sweepIntervalMs */
   leaseTtlMs?: number;
+  /** How long an outbox may stay undelivered before the sweep delivers it. @default 5000 */
+  outboxGraceMs?: number;
 }
 
 /** What one sweep did. */
@@ -25,6 +27,8 @@ export interface SweepReport {
   leader: boolean;
   recovered: number;
   skipped: number;
+  /** Processes whose owed outbox (left by a crash after a commit) this sweep delivered. */
+  delivered: number;
 }
 
 const LEASE = 'supervisor-sweep';
@@ -42,7 +46,7 @@ export class Supervisor {
   /** Processes this instance cannot handle; skipped (and logged once) so they never block the sweep. */
   private readonly poisoned = new Set<string>();
   private closing: Promise<void> | undefined;
-  private readonly counters = { sweeps: 0, recovered: 0, leader: 0 };
+  private readonly counters = { sweeps: 0, recovered: 0, leader: 0, delivered: 0 };
 
   constructor(private readonly deps: SupervisorDeps) {}
 
@@ -71,7 +75,7 @@ export class Supervisor {
   }
 
   private async sweepOnce(): Promise<SweepReport> {
-    const report: SweepReport = { leader: false, recovered: 0, skipped: 0 };
+    const report: SweepReport = { leader: false, recovered: 0, skipped: 0, delivered: 0 };
     if (this.closed) return report;
     try {
       const now = new Date(this.deps.clock.now());
@@ -97,11 +101,29 @@ export class Supervisor {
         }
       }
       this.counters.recovered += report.recovered;
+      report.delivered = await this.deliverOwed(now);
       if (report.recovered > 0) this.deps.logger.info(report, 'sweep recovered processes');
     } catch (e) {
       this.deps.logger.warn({ err: ensureError(e) }, 'sweep failed; the next one retries');
     }
     return report;
+  }
+
+  /**
+   * Delivers outboxes that stayed full for longer than `outboxGraceMs`: whoever committed them
+   * crashed (or lost Redis) before delivering. The writer normally delivers within milliseconds.
+   */
+  private async deliverOwed(now: Date): Promise<number> {
+    const olderThan = new Date(now.getTime() - (this.deps.outboxGraceMs ?? 5000));
+    const owed = await this.deps.store.findUndelivered(olderThan, this.deps.batch ?? 100);
+    let delivered = 0;
+    for (const doc of owed) {
+      if (this.closed) break;
+      if (await this.deps.engine.deliverOutbox(doc)) delivered += 1;
+    }
+    if (delivered > 0) this.deps.logger.warn({ delivered }, 'delivered outboxes left behind by a crash');
+    this.counters.delivered += delivered;
+    return delivered;
   }
 
   /** Stops sweeping and gives the lease up so a standby takes over at once. Idempotent: every call waits for the same close. */
