@@ -3,6 +3,7 @@ import { waitFor } from '@sas/testkit';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from './process-alive';
 
 /** A stand-in service: logs pino-like JSON, reacts to SIGTERM per MODE, stays alive until told. */
 const FAKE_SERVICE = `
@@ -20,15 +21,6 @@ if (mode === 'crash') process.exit(3);
 if (mode === 'chatty') for (let i = 1; i <= 7000; i++) console.log('line ' + i);
 setInterval(() => {}, 60000);
 `;
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('ServiceProcess', () => {
   let dir: string;

@@ -2,15 +2,7 @@ import { pingRedis, rawRedisCommand, startRedis, type RedisServer } from '@sas/s
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { processAlive } from './process-alive';
 
 describe('startRedis', () => {
   const started: RedisServer[] = [];

@@ -1,127 +1,14 @@
-import {
-  QueueNames,
-  type AgentReply,
-  type AgentRequest,
-  type Alert,
-  type ProcessDocument,
-  type StatusEvent,
-} from '@sas/contracts';
-import { InMemoryProcessStore } from '@sas/store';
-import {
-  WorkflowRegistry,
-  builtInWorkflows,
-  createProcess,
-  orderFulfilmentManualV1,
-  orderFulfilmentV1,
-} from '@sas/workflow';
-import { pino, type Logger } from 'pino';
-import type { Outbox, OutboxSendOptions } from './outbox';
-import { ProcessEngine } from './process-engine';
+import { QueueNames, type AgentReply, type Alert, type StatusEvent } from '@sas/contracts';
+import { orderFulfilmentManualV1 } from '@sas/workflow';
+import { EngineHarness, T0 } from './test-support/engine-harness';
+import { lastRequest } from './test-support/agent-requests';
+import { okReply } from './test-support/ok-reply';
 
-// --- harness (kept in the test file on purpose: test helpers must not reach the package build) ---
-
-const T0 = Date.UTC(2030, 0, 1);
 const COMPLETE_BY_MS = 5000;
-
-interface Sent {
-  queue: string;
-  message: unknown;
-  options: OutboxSendOptions | undefined;
-}
-
-/** Records every send; `failWith` makes every send throw, as a Redis outage would. */
-class RecordingOutbox implements Outbox {
-  readonly sent: Sent[] = [];
-  failWith: Error | undefined;
-
-  async send(queue: string, message: unknown, options?: OutboxSendOptions): Promise<void> {
-    if (this.failWith) throw this.failWith;
-    this.sent.push({ queue, message, options });
-  }
-
-  to(queue: string): Sent[] {
-    return this.sent.filter((s) => s.queue === queue);
-  }
-
-  requests(): AgentRequest[] {
-    return this.sent.filter((s) => s.queue.startsWith('agent.')).map((s) => s.message as AgentRequest);
-  }
-
-  clear(): void {
-    this.sent.length = 0;
-  }
-}
-
-/** A pino logger that keeps every line it writes, so a test can assert what was logged. */
-function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = pino(
-    { level: 'info' },
-    { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
-  );
-  return { logger, lines };
-}
-
-/** One in-memory store, a fake clock at `t`, a recording outbox and a logger that keeps its lines. */
-class Harness {
-  t = T0;
-  readonly clock = { now: (): number => this.t };
-  readonly outbox = new RecordingOutbox();
-  readonly store = new InMemoryProcessStore();
-  readonly log = capturingLogger();
-  private readonly registry = new WorkflowRegistry(builtInWorkflows);
-
-  engine(who = 'scheduler-1'): ProcessEngine {
-    const { store, outbox, registry, clock } = this;
-    const replyQueue = QueueNames.schedulerReplies;
-    return new ProcessEngine({ store, outbox, registry, clock, who, replyQueue, logger: this.log.logger });
-  }
-
-  async submit(workflow = orderFulfilmentV1): Promise<void> {
-    const payload = { sku: 'sku-1' };
-    await this.store.insert(
-      createProcess({
-        processId: 'p-1',
-        orderId: 'order-p-1',
-        payload,
-        replyTo: 'app.status',
-        workflow,
-        now: this.t,
-      }),
-    );
-  }
-
-  async doc(): Promise<ProcessDocument> {
-    const doc = await this.store.get('p-1');
-    if (!doc) throw new Error('process p-1 is not in the store');
-    return doc;
-  }
-
-  /** Moves the clock to the held step's complete-by. */
-  async passCompleteBy(): Promise<void> {
-    const { completeBy } = await this.doc();
-    if (!completeBy) throw new Error('process p-1 holds no step');
-    this.t = completeBy.getTime();
-  }
-}
-
-function okReply(request: AgentRequest, at: number): AgentReply {
-  const { processId, step, stepIndex, mode, attempt, agent } = request;
-  const fence = { schemaVersion: 1 as const, processId, step, stepIndex, mode, attempt, agent };
-  return { ...fence, agentInstance: `${agent}-1`, at, outcome: 'ok', result: {} };
-}
-
-function lastRequest(outbox: RecordingOutbox): AgentRequest {
-  const request = outbox.requests().at(-1);
-  if (!request) throw new Error('no agent request was sent');
-  return request;
-}
-
-// --- tests ---
 
 describe('ProcessEngine applying a claim', () => {
   it('commits the claim and dispatches the first step to its agent queue with the job id <processId>.<attempt>', async () => {
-    const h = new Harness();
+    const h = new EngineHarness();
     await h.submit();
     const outcome = await h.engine().apply('p-1', { type: 'claim' });
 
@@ -148,7 +35,7 @@ describe('ProcessEngine applying a claim', () => {
   });
 
   it('sends the Processing status to the application reply queue', async () => {
-    const h = new Harness();
+    const h = new EngineHarness();
     await h.submit();
     await h.engine().apply('p-1', { type: 'claim' });
 
@@ -161,13 +48,13 @@ describe('ProcessEngine applying a claim', () => {
   });
 
   it('records one history entry per applied transition and none for an ignored input', async () => {
-    const h = new Harness();
+    const h = new EngineHarness();
     await h.submit();
     const engine = h.engine();
     await engine.apply('p-1', { type: 'claim' });
     const second = await engine.apply('p-1', { type: 'claim' });
-    h.t += 100;
-    await engine.apply('p-1', { type: 'reply', reply: okReply(lastRequest(h.outbox), h.t) });
+    h.clock.t += 100;
+    await engine.apply('p-1', { type: 'reply', reply: okReply(lastRequest(h.outbox), h.clock.t) });
 
     expect(second).toEqual({ kind: 'ignored', reason: 'not claimable: state is Processing' });
     const history = await h.store.history('p-1');
@@ -178,7 +65,7 @@ describe('ProcessEngine applying a claim', () => {
   });
 
   it('returns not-found for a process that is not in the store, and sends nothing', async () => {
-    const h = new Harness();
+    const h = new EngineHarness();
     expect(await h.engine().apply('missing', { type: 'claim' })).toEqual({ kind: 'not-found' });
     expect(h.outbox.sent).toEqual([]);
   });
@@ -186,14 +73,14 @@ describe('ProcessEngine applying a claim', () => {
 
 describe('ProcessEngine performing the actions of a transition', () => {
   it('dispatches the next step with the new attempt as job id when a step completes', async () => {
-    const h = new Harness();
+    const h = new EngineHarness();
     await h.submit();
     const engine = h.engine();
     await engine.apply('p-1', { type: 'claim' });
     const request = lastRequest(h.outbox);
     h.outbox.clear();
-    h.t += 100;
-    await engine.apply('p-1', { type: 'reply', reply: okReply(request, h.t) });
+    h.clock.t += 100;
+    await engine.apply('p-1', { type: 'reply', reply: okReply(request, h.clock.t) });
 
     const dispatches = h.outbox.to('agent.payment.requests');
     expect(dispatches.map((d) => d.options)).toEqual([{ jobId: 'p-1.2' }]);
@@ -203,14 +90,14 @@ describe('ProcessEngine performing the actions of a transition', () => {
   });
 
   it('sends a wake-up delayed until notBefore when the agent parks the step', async () => {
-    const h = new Harness();
+    const h = new EngineHarness();
     await h.submit();
     const engine = h.engine();
     await engine.apply('p-1', { type: 'claim' });
     const request = lastRequest(h.outbox);
-    h.t += 100;
+    h.clock.t += 100;
     const parked: AgentReply = {
-      ...okReply(request, h.t),
+      ...okReply(request, h.clock.t),
       outcome: 'parked',
       retryAfterMs: 30_000,
       reason: 'circuit open',
@@ -219,7 +106,7 @@ describe('ProcessEngine performing the actions of a transition', () => {
 
     expect(await h.doc()).toMatchObject({
       state: 'Pending',
-      notBefore: new Date(h.t + 30_000),
+      notBefore: new Date(h.clock.t + 30_000),
       failureCount: 0,
     });
     expect(h.outbox.to(QueueNames.schedulerReady)).toEqual([
@@ -232,7 +119,7 @@ describe('ProcessEngine performing the actions of a transition', () => {
   });
 
   it('sends an immediate wake-up when a recovery releases the process for another attempt', async () => {
-    const h = new Harness();
+    const h = new EngineHarness();
     await h.submit();
     await h.engine().apply('p-1', { type: 'claim' });
     await h.passCompleteBy();
@@ -248,7 +135,7 @@ describe('ProcessEngine performing the actions of a transition', () => {
   });
 
   it('sends an alert to the alerts queue and logs it when a step reaches the failure threshold', async () => {
-    const h = new Harness();
+    const h = new EngineHarness();
     await h.submit(orderFulfilmentManualV1);
     for (let i = 0; i < orderFulfilmentManualV1.failureThreshold; i++) {
       await h.engine().apply('p-1', { type: 'claim' });
@@ -275,7 +162,7 @@ describe('ProcessEngine performing the actions of a transition', () => {
   });
 
   it('keeps the committed state and what it owes when sending fails, and delivers it once later', async () => {
-    const h = new Harness();
+    const h = new EngineHarness();
     await h.submit();
     h.outbox.failWith = new Error('redis is down');
     const outcome = await h.engine().apply('p-1', { type: 'claim' });

@@ -1,6 +1,7 @@
 /**
  * Helpers for jest tests: wait on conditions with deadlines, unique names per test, collect what
  * arrives on a queue, and a private stack (Redis, MongoDB, services as real processes) per test.
+ * For component tests without servers: a recording outbox, a manual clock and an in-memory lease.
  *
  * @example
  * ```ts
@@ -18,3 +19,7 @@ export * from './unique-name';
 export * from './queue-collector';
 export * from './test-stack';
 export * from './with-database';
+export * from './recording-outbox';
+export * from './manual-clock';
+export * from './in-memory-lease';
+export * from './everyone-leads';

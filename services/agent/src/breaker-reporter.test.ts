@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import type { BreakerStateDocument } from '@sas/contracts';
-import { BreakerReporter } from './breaker-reporter';
+import { BreakerReporter, type BreakerReporterOptions } from './breaker-reporter';
 import type { BreakerSnapshot, BreakerStateListener, Breakers } from './breakers';
 import { CircuitBreakers } from './circuit-breakers';
 import { captureLogger } from './test-support/capture-logger';
@@ -42,6 +42,23 @@ describe('BreakerReporter', () => {
     },
   };
 
+  const silent = pino({ level: 'silent' });
+
+  /** A reporter for the payment agent on virtual time, writing to `sink`; `overrides` vary one part. */
+  function reporterWith(overrides: Partial<BreakerReporterOptions> = {}): BreakerReporter {
+    return new BreakerReporter({
+      agent: 'payment',
+      instanceId: 'a',
+      clock: time,
+      sleep: time.sleep,
+      sink,
+      breakers: new FakeBreakers(),
+      intervalMs: interval,
+      logger: silent,
+      ...overrides,
+    });
+  }
+
   beforeEach(() => {
     time = new VirtualTime();
     docs = [];
@@ -49,16 +66,7 @@ describe('BreakerReporter', () => {
   });
 
   it('reports at start and on every heartbeat, with a deleteTime three heartbeats ahead', async () => {
-    const reporter = new BreakerReporter({
-      agent: 'payment',
-      instanceId: 'agent-payment-a',
-      clock: time,
-      sleep: time.sleep,
-      sink,
-      breakers: new FakeBreakers(),
-      intervalMs: interval,
-      logger: pino({ level: 'silent' }),
-    });
+    const reporter = reporterWith({ instanceId: 'agent-payment-a' });
     const start = time.now();
 
     reporter.start();
@@ -79,16 +87,7 @@ describe('BreakerReporter', () => {
 
   it('reports a state change at once, with retryAt while open', async () => {
     const breakers = new FakeBreakers();
-    const reporter = new BreakerReporter({
-      agent: 'payment',
-      instanceId: 'a',
-      clock: time,
-      sleep: time.sleep,
-      sink,
-      breakers,
-      intervalMs: interval,
-      logger: pino({ level: 'silent' }),
-    });
+    const reporter = reporterWith({ breakers });
     reporter.start();
     await time.advance(1_000);
 
@@ -104,16 +103,7 @@ describe('BreakerReporter', () => {
   it('logs a failing write and keeps reporting', async () => {
     const { logger, lines } = captureLogger();
     failNext = 1;
-    const reporter = new BreakerReporter({
-      agent: 'payment',
-      instanceId: 'a',
-      clock: time,
-      sleep: time.sleep,
-      sink,
-      breakers: new FakeBreakers(),
-      intervalMs: interval,
-      logger,
-    });
+    const reporter = reporterWith({ logger });
 
     reporter.start();
     await time.advance(interval);
@@ -132,16 +122,7 @@ describe('BreakerReporter', () => {
 
   it('stops reporting once closed and leaves no timer behind', async () => {
     const breakers = new FakeBreakers();
-    const reporter = new BreakerReporter({
-      agent: 'payment',
-      instanceId: 'a',
-      clock: time,
-      sleep: time.sleep,
-      sink,
-      breakers,
-      intervalMs: interval,
-      logger: pino({ level: 'silent' }),
-    });
+    const reporter = reporterWith({ breakers });
     reporter.start();
     await time.advance(0);
 
@@ -160,18 +141,9 @@ describe('BreakerReporter', () => {
       resetTimeoutMs: 30_000,
       rollingWindowMs: 10_000,
       clock: time,
-      logger: pino({ level: 'silent' }),
+      logger: silent,
     });
-    const reporter = new BreakerReporter({
-      agent: 'payment',
-      instanceId: 'a',
-      clock: time,
-      sleep: time.sleep,
-      sink,
-      breakers,
-      intervalMs: interval,
-      logger: pino({ level: 'silent' }),
-    });
+    const reporter = reporterWith({ breakers });
     try {
       reporter.start();
       await time.advance(0);

@@ -1,6 +1,7 @@
 import { QueueNames, type OperatorCommand, type ProcessDocument } from '@sas/contracts';
-import { ProcessEngine, type Outbox, type OutboxSendOptions } from '@sas/engine';
+import { ProcessEngine } from '@sas/engine';
 import { InMemoryProcessStore, type InMemoryProcessStoreOptions } from '@sas/store';
+import { ManualClock, RecordingOutbox } from '@sas/testkit';
 import { WorkflowRegistry, builtInWorkflows, createProcess, orderFulfilmentManualV1 } from '@sas/workflow';
 import { pino } from 'pino';
 import { OperatorCommandHandler } from './operator-command-handler';
@@ -10,27 +11,8 @@ import { OperatorCommandHandler } from './operator-command-handler';
 const T0 = Date.UTC(2030, 0, 1);
 const logger = pino({ level: 'silent' });
 
-interface Sent {
-  queue: string;
-  message: unknown;
-  options: OutboxSendOptions | undefined;
-}
-
-class RecordingOutbox implements Outbox {
-  readonly sent: Sent[] = [];
-
-  async send(queue: string, message: unknown, options?: OutboxSendOptions): Promise<void> {
-    this.sent.push({ queue, message, options });
-  }
-
-  to(queue: string): unknown[] {
-    return this.sent.filter((s) => s.queue === queue).map((s) => s.message);
-  }
-}
-
 class Harness {
-  t = T0;
-  readonly clock = { now: (): number => this.t };
+  readonly clock = new ManualClock(T0);
   readonly outbox = new RecordingOutbox();
   readonly store: InMemoryProcessStore;
   readonly engine: ProcessEngine;
@@ -57,7 +39,7 @@ class Harness {
       payload: {},
       replyTo: null,
       workflow: orderFulfilmentManualV1,
-      now: this.t,
+      now: this.clock.t,
     });
     await this.store.insert(doc);
   }
@@ -66,7 +48,7 @@ class Harness {
   async driveToError(processId = 'p-1'): Promise<void> {
     for (let i = 0; i < orderFulfilmentManualV1.failureThreshold; i++) {
       await this.engine.apply(processId, { type: 'claim' });
-      this.t = (await this.doc(processId)).completeBy?.getTime() ?? this.t;
+      this.clock.t = (await this.doc(processId)).completeBy?.getTime() ?? this.clock.t;
       await this.engine.apply(processId, { type: 'expire' });
     }
     const { state } = await this.doc(processId);
@@ -114,12 +96,12 @@ describe('OperatorCommandHandler', () => {
       attempt: before.attempt + 1,
       reason: 'resubmitted by alice',
     });
-    expect(h.outbox.to(QueueNames.schedulerReady)).toContainEqual({
+    expect(h.outbox.messagesTo(QueueNames.schedulerReady)).toContainEqual({
       schemaVersion: 1,
       processId: 'p-1',
       reason: 'released',
     });
-    expect(h.outbox.to('ops.results')).toEqual([result]);
+    expect(h.outbox.messagesTo('ops.results')).toEqual([result]);
   });
 
   it('refuses to resubmit a process that is not in Error and changes nothing', async () => {
@@ -134,7 +116,7 @@ describe('OperatorCommandHandler', () => {
       message: 'only Error processes can be resubmitted; this one is Processing',
     });
     expect(await h.doc()).toEqual(before);
-    expect(h.outbox.to('ops.results')).toEqual([result]);
+    expect(h.outbox.messagesTo('ops.results')).toEqual([result]);
   });
 
   it('answers that the process does not exist for an unknown id', async () => {
@@ -148,7 +130,7 @@ describe('OperatorCommandHandler', () => {
       ok: false,
       message: 'no process nope (wrong id, or removed after its retention)',
     });
-    expect(h.outbox.to('ops.results')).toEqual([result]);
+    expect(h.outbox.messagesTo('ops.results')).toEqual([result]);
   });
 
   it('cancels an unfinished process and sends no answer when the command has no replyTo', async () => {
@@ -178,6 +160,6 @@ describe('OperatorCommandHandler', () => {
     await expect(h.handler.handle(command())).rejects.toThrow(
       'process p-1 kept changing; the command will be retried',
     );
-    expect(h.outbox.to('ops.results')).toEqual([]);
+    expect(h.outbox.messagesTo('ops.results')).toEqual([]);
   });
 });

@@ -5,8 +5,9 @@ import {
   type ProcessDocument,
   type StatusEvent,
 } from '@sas/contracts';
-import { ProcessEngine, type Outbox, type OutboxSendOptions } from '@sas/engine';
+import { ProcessEngine } from '@sas/engine';
 import { InMemoryProcessStore, type InMemoryProcessStoreOptions } from '@sas/store';
+import { ManualClock, RecordingOutbox } from '@sas/testkit';
 import { WorkflowRegistry, builtInWorkflows, createProcess, orderFulfilmentV1 } from '@sas/workflow';
 import { pino } from 'pino';
 import { Scheduler } from './scheduler';
@@ -16,35 +17,23 @@ import { Scheduler } from './scheduler';
 const T0 = Date.UTC(2030, 0, 1);
 const logger = pino({ level: 'silent' });
 
-interface Sent {
-  queue: string;
-  message: unknown;
-  options: OutboxSendOptions | undefined;
+/** Every agent queue is named `agent.<agent>.requests`. */
+function isAgentRequest(sent: { queue: string }): boolean {
+  return sent.queue.startsWith('agent.');
 }
 
-class RecordingOutbox implements Outbox {
-  readonly sent: Sent[] = [];
+/** The agent requests sent so far, in order. */
+function requests(outbox: RecordingOutbox): AgentRequest[] {
+  return outbox.sent.filter(isAgentRequest).map((s) => s.message as AgentRequest);
+}
 
-  async send(queue: string, message: unknown, options?: OutboxSendOptions): Promise<void> {
-    this.sent.push({ queue, message, options });
-  }
-
-  requests(): AgentRequest[] {
-    return this.sent.filter((s) => s.queue.startsWith('agent.')).map((s) => s.message as AgentRequest);
-  }
-
-  /** Takes the agent requests sent so far, as agents would consume them. */
-  drainRequests(): AgentRequest[] {
-    const requests = this.requests();
-    for (let i = this.sent.length - 1; i >= 0; i--)
-      if (this.sent[i]?.queue.startsWith('agent.')) this.sent.splice(i, 1);
-    return requests;
-  }
+/** Takes the agent requests sent so far, as agents would consume them. */
+function drainRequests(outbox: RecordingOutbox): AgentRequest[] {
+  return outbox.take(isAgentRequest).map((s) => s.message as AgentRequest);
 }
 
 class Harness {
-  t = T0;
-  readonly clock = { now: (): number => this.t };
+  readonly clock = new ManualClock(T0);
   readonly outbox = new RecordingOutbox();
   readonly registry = new WorkflowRegistry(builtInWorkflows);
   readonly store: InMemoryProcessStore;
@@ -73,7 +62,7 @@ class Harness {
     });
   }
 
-  async submit(count: number, notBefore = this.t): Promise<string[]> {
+  async submit(count: number, notBefore = this.clock.t): Promise<string[]> {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
       const processId = `p-${String(this.store.list().length).padStart(3, '0')}`;
@@ -83,7 +72,7 @@ class Harness {
         payload: {},
         replyTo: 'app.status',
         workflow: orderFulfilmentV1,
-        now: this.t,
+        now: this.clock.t,
       });
       const inserted = await this.store.insert({ ...doc, notBefore: new Date(notBefore) });
       if (!inserted.ok) throw new Error(`could not insert ${processId}`);
@@ -127,7 +116,7 @@ describe('Scheduler claiming processes', () => {
       payload: {},
       replyTo: null,
       workflow: { ...orderFulfilmentV1, version: 99 },
-      now: h.t - 1000,
+      now: h.clock.t - 1000,
     });
     await h.store.insert(poison);
     const good = await h.submit(5);
@@ -151,8 +140,7 @@ describe('Scheduler claiming processes', () => {
     expect(await h.doc(later ?? '')).toMatchObject({ state: 'Pending', attempt: 0 });
     expect(scheduler.metrics()).toMatchObject({ claimed: 7 });
     expect(
-      h.outbox
-        .requests()
+      requests(h.outbox)
         .map((r) => r.processId)
         .sort(),
     ).toEqual(due);
@@ -168,8 +156,7 @@ describe('Scheduler claiming processes', () => {
     const docs = await Promise.all(ids.map((id) => h.doc(id)));
     expect(docs.every((d) => d.state === 'Processing' && d.attempt === 1)).toBe(true);
     expect(
-      h.outbox
-        .requests()
+      requests(h.outbox)
         .map((r) => r.processId)
         .sort(),
     ).toEqual(ids);
@@ -220,10 +207,10 @@ describe('Scheduler applying replies', () => {
     await scheduler.claimAvailable();
     const steps: string[] = [];
     for (let round = 0; round < 10 && (await h.doc(id)).state === 'Processing'; round++) {
-      for (const request of h.outbox.drainRequests()) {
+      for (const request of drainRequests(h.outbox)) {
         steps.push(`${request.agent}.${request.operation}#${request.attempt}`);
-        h.t += 10;
-        expect((await scheduler.onReply(okReply(request, h.t))).kind).toBe('applied');
+        h.clock.t += 10;
+        expect((await scheduler.onReply(okReply(request, h.clock.t))).kind).toBe('applied');
       }
     }
 
@@ -247,11 +234,11 @@ describe('Scheduler applying replies', () => {
     const [id = ''] = await h.submit(1);
     const scheduler = h.scheduler('scheduler-1');
     await scheduler.claimAvailable();
-    const [request] = h.outbox.drainRequests();
+    const [request] = drainRequests(h.outbox);
     if (!request) throw new Error('nothing was dispatched');
-    await scheduler.onReply(okReply(request, h.t));
+    await scheduler.onReply(okReply(request, h.clock.t));
     const before = await h.doc(id);
-    const outcome = await scheduler.onReply(okReply(request, h.t));
+    const outcome = await scheduler.onReply(okReply(request, h.clock.t));
 
     expect(outcome).toEqual({
       kind: 'ignored',
@@ -266,10 +253,10 @@ describe('Scheduler applying replies', () => {
     await h.submit(1);
     const scheduler = h.scheduler('scheduler-1');
     await scheduler.claimAvailable();
-    const [request] = h.outbox.drainRequests();
+    const [request] = drainRequests(h.outbox);
     if (!request) throw new Error('nothing was dispatched');
 
-    expect(await scheduler.onReply(okReply({ ...request, processId: 'gone' }, h.t))).toEqual({
+    expect(await scheduler.onReply(okReply({ ...request, processId: 'gone' }, h.clock.t))).toEqual({
       kind: 'not-found',
     });
   });
@@ -286,11 +273,11 @@ describe('Scheduler applying replies', () => {
     const [id = ''] = await h.submit(1);
     const scheduler = h.scheduler('scheduler-1');
     await scheduler.claimAvailable();
-    const [request] = h.outbox.drainRequests();
+    const [request] = drainRequests(h.outbox);
     if (!request) throw new Error('nothing was dispatched');
     contend = true;
 
-    await expect(scheduler.onReply(okReply(request, h.t))).rejects.toThrow(
+    await expect(scheduler.onReply(okReply(request, h.clock.t))).rejects.toThrow(
       `process ${id} kept changing while applying a reply; will retry`,
     );
     expect(await h.doc(id)).toMatchObject({ currentStep: 0, attempt: 1 });

@@ -1,6 +1,6 @@
 import { QueueNames, type StatusEvent, type SubmissionMessage } from '@sas/contracts';
-import type { Outbox, OutboxSendOptions } from '@sas/engine';
 import { InMemoryProcessStore } from '@sas/store';
+import { ManualClock, RecordingOutbox } from '@sas/testkit';
 import { WorkflowRegistry, builtInWorkflows } from '@sas/workflow';
 import { pino } from 'pino';
 import { SubmissionHandler, type DeadLetters } from './submission-handler';
@@ -9,20 +9,6 @@ import { SubmissionHandler, type DeadLetters } from './submission-handler';
 
 const T0 = Date.UTC(2030, 0, 1);
 const logger = pino({ level: 'silent' });
-
-interface Sent {
-  queue: string;
-  message: unknown;
-  options: OutboxSendOptions | undefined;
-}
-
-class RecordingOutbox implements Outbox {
-  readonly sent: Sent[] = [];
-
-  async send(queue: string, message: unknown, options?: OutboxSendOptions): Promise<void> {
-    this.sent.push({ queue, message, options });
-  }
-}
 
 class RecordingDeadLetters implements DeadLetters {
   readonly entries: Array<Parameters<DeadLetters['deadLetter']>[0]> = [];
@@ -33,7 +19,7 @@ class RecordingDeadLetters implements DeadLetters {
 }
 
 class Harness {
-  readonly clock = { now: (): number => T0 };
+  readonly clock = new ManualClock(T0);
   readonly outbox = new RecordingOutbox();
   readonly deadLetters = new RecordingDeadLetters();
   readonly store = new InMemoryProcessStore();

@@ -1,6 +1,5 @@
 import type { Clock } from '@sas/runtime';
 import { pino, type Logger } from 'pino';
-import type { JobLease } from '../job-lease';
 import type { JobOutbox, JobOutboxSendOptions } from '../job-outbox';
 
 /** A clock the test moves by hand. */
@@ -39,24 +38,8 @@ export class RecordingOutbox implements JobOutbox {
   }
 }
 
-/** The lease semantics of `LeaseRepository`, in memory, on the caller's clock. */
-export class InMemoryLease implements JobLease {
-  private readonly leases = new Map<string, { holder: string; expiresAt: number }>();
-
-  async acquire(name: string, holder: string, now: Date, ttlMs: number): Promise<boolean> {
-    const current = this.leases.get(name);
-    if (current && current.holder !== holder && current.expiresAt > now.getTime()) return false;
-    this.leases.set(name, { holder, expiresAt: now.getTime() + ttlMs });
-    return true;
-  }
-
-  async release(name: string, holder: string): Promise<void> {
-    if (this.leases.get(name)?.holder === holder) this.leases.delete(name);
-  }
-}
-
-/** A lease every runner always holds: only the conditional writes stand between them. */
-export const everyoneLeads: JobLease = { acquire: async () => true, release: async () => undefined };
+/** The in-memory lease and the lease everyone holds are shared with the supervisor's tests. */
+export { InMemoryLease, everyoneLeads } from '@sas/testkit';
 
 /** A logger that writes nothing. */
 export const silentLogger: Logger = pino({ level: 'silent' });
