@@ -142,11 +142,11 @@ describe('the dashboard (real processes, private Redis)', () => {
       const res = await call('POST', `/api/processes/${id}/resubmit`, { by: 'e2e-operator', reason: 'inventory is back' });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ processId: errored!._id, command: 'resubmit', ok: true });
-      expect(res.body['message']).toMatch(/^resubmitted by e2e-operator \(inventory is back\)/);
+      expect(res.body['message']).toMatch(/^resubmitted by e2e-operator from reserve-inventory: inventory is back$/);
       await fx.waitForStates([id], ['Processed'], 30_000);
       const shown = (await get(`/api/processes/${errored!._id}`)).body as unknown as ProcessWithHistory;
       expect(shown.state).toBe('Processed');
-      expect(shown.history.some((h) => h.from === 'Error' && h.to === 'Pending' && /resubmitted by e2e-operator/.test(h.why))).toBe(true);
+      expect(shown.history.some((h) => h.from === 'Error' && h.to === 'Pending' && /resubmitted by e2e-operator from reserve-inventory: inventory is back/.test(h.why))).toBe(true);
     });
   });
 

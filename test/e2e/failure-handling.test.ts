@@ -100,8 +100,8 @@ describe('how failures are handled (real processes, private Redis)', () => {
       const refused = sas(fx, ['cancel', 'no-such-process']);
       expect(refused.code).toBe(1);
       expect(refused.out).toMatch(/refused: no process no-such-process/);
-      const resubmitted = sas(fx, ['resubmit', doc!._id, '--by', 'test-operator']);
-      expect(resubmitted.out).toMatch(/done: resubmitted by test-operator/);
+      const resubmitted = sas(fx, ['resubmit', doc!._id, '--by', 'test-operator', '--reason', 'inventory is back']);
+      expect(resubmitted.out).toMatch(/done: resubmitted by test-operator from reserve-inventory: inventory is back/);
       expect(resubmitted.code).toBe(0);
       await fx.waitForStates([id], ['Processed'], 30_000);
       expect((await fx.ledger()).filter((e) => e.orderId === id)).toHaveLength(3);

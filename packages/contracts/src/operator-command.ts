@@ -8,6 +8,8 @@ export const OperatorCommand = z.object({
   processId: z.string().min(1),
   /** Who asked, for the process history. */
   by: z.string().min(1).default('operator'),
+  /** Why, for the process history. Optional: commands sent before it existed simply have none. */
+  reason: z.string().min(1).max(500).optional(),
   /** Queue that receives the command's result. */
   replyTo: ReplyTo.optional(),
 });

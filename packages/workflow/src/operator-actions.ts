@@ -4,7 +4,7 @@ import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
 
 /** Restarts an Error process from the step that failed, with a fresh failure count. */
-export function resubmit(doc: ProcessDocument, by: string, ctx: TransitionContext): TransitionResult {
+export function resubmit(doc: ProcessDocument, by: string, ctx: TransitionContext, reason?: string): TransitionResult {
   if (doc.state !== 'Error') return { applied: false, reason: `only Error processes can be resubmitted; this one is ${doc.state}` };
   const draft = new ProcessDraft(doc, ctx);
   const step = draft.step();
@@ -16,9 +16,10 @@ export function resubmit(doc: ProcessDocument, by: string, ctx: TransitionContex
   draft.doc.failureCount = 0;
   draft.doc.waits = 0;
   draft.doc.deleteTime = null;
-  draft.doc.reason = `resubmitted by ${by}`;
+  const because = reason ? `: ${reason}` : '';
+  draft.doc.reason = `resubmitted by ${by}${because}`;
   draft.release(ctx.now);
-  return draft.finish(`resubmitted by ${by} from ${step.name}`);
+  return draft.finish(`resubmitted by ${by} from ${step.name}${because}`);
 }
 
 /**

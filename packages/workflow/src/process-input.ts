@@ -9,6 +9,6 @@ export type ProcessInput =
   /** The supervisor found the held step past its complete-by time. */
   | { type: 'expire' }
   /** An operator restarts an Error process from the step that failed. */
-  | { type: 'resubmit'; by: string }
+  | { type: 'resubmit'; by: string; reason?: string }
   /** An operator stops an unfinished process and undoes what it did. */
   | { type: 'cancel'; by: string; reason?: string };

@@ -28,7 +28,7 @@ export function transition(doc: ProcessDocument, input: ProcessInput, ctx: Trans
       if (!isExpired(doc, ctx.now)) return { applied: false, reason: `not expired: state ${doc.state}` };
       return recoverFailure(new ProcessDraft(doc, ctx), 'complete-by passed');
     case 'resubmit':
-      return resubmit(doc, input.by, ctx);
+      return resubmit(doc, input.by, ctx, input.reason);
     case 'cancel':
       return cancel(doc, input.by, input.reason, ctx);
   }

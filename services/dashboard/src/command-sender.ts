@@ -8,5 +8,5 @@ export type CommandOutcome = { answered: true; result: OperatorCommandResult } |
  * HTTP layer can be tested without schedulers; {@link SchedulerCommandSender} is the real one.
  */
 export interface CommandSender {
-  send(command: OperatorCommand['command'], processId: string, by: string): Promise<CommandOutcome>;
+  send(command: OperatorCommand['command'], processId: string, by: string, reason?: string): Promise<CommandOutcome>;
 }

@@ -125,8 +125,8 @@ describe('the dashboard app (fake store and schedulers, private Redis)', () => {
       seed();
       const res = await post('/api/processes/A-2/resubmit', JSON.stringify({ by: 'alice', reason: 'remote fixed' }));
       expect(res.status).toBe(200);
-      expect(commands.sent).toEqual([{ command: 'resubmit', processId: 'p2', by: 'alice (remote fixed)' }]);
-      expect(res.body).toEqual({ schemaVersion: SCHEMA_VERSION, processId: 'p2', command: 'resubmit', ok: true, message: 'resubmit by alice (remote fixed)' });
+      expect(commands.sent).toEqual([{ command: 'resubmit', processId: 'p2', by: 'alice', reason: 'remote fixed' }]);
+      expect(res.body).toEqual({ schemaVersion: SCHEMA_VERSION, processId: 'p2', command: 'resubmit', ok: true, message: 'resubmit by alice' });
     });
 
     it('accepts a request without a body', async () => {

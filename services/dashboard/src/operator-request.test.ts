@@ -26,13 +26,13 @@ describe('the body of resubmit and cancel', () => {
 });
 
 describe('who the operator command names', () => {
-  it('is the operator, with the reason in parentheses when there is one', () => {
-    expect(operatorBy({ by: 'alice', reason: 'customer asked' })).toBe('alice (customer asked)');
+  it('is the operator; the reason travels in its own field', () => {
+    expect(operatorBy({ by: 'alice', reason: 'customer asked' })).toBe('alice');
     expect(operatorBy({ by: 'alice' })).toBe('alice');
   });
 
   it('is the dashboard default when nobody is named', () => {
     expect(operatorBy({})).toBe(DEFAULT_OPERATOR);
-    expect(operatorBy({ reason: 'stuck' })).toBe(`${DEFAULT_OPERATOR} (stuck)`);
+    expect(operatorBy({ reason: 'stuck' })).toBe(DEFAULT_OPERATOR);
   });
 });

@@ -20,12 +20,7 @@ export const ProcessIdParams = z.object({
   id: z.string().min(1, 'give a process id or an orderId').max(200, 'a process id or orderId is at most 200 characters'),
 });
 
-/**
- * The `by` the operator command carries. `OperatorCommand` has no reason field, so the reason rides
- * in `by` and appears in the history as "canceled by alice (customer asked)". When the contract
- * gains an optional `reason`, send it there instead.
- */
+/** The `by` the operator command carries: the named operator, or the dashboard's default. */
 export function operatorBy(body: OperatorRequestBody): string {
-  const by = body.by ?? DEFAULT_OPERATOR;
-  return body.reason ? `${by} (${body.reason})` : by;
+  return body.by ?? DEFAULT_OPERATOR;
 }

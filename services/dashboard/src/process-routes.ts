@@ -53,7 +53,7 @@ export function processRoutes(deps: ProcessRoutesDeps): Router {
     const doc = await deps.readModel.find(params.data.id);
     if (!doc) return sendError(res, 404, notFound(params.data.id));
     const by = operatorBy(body.data);
-    const outcome = await deps.commands.send(name, doc._id, by);
+    const outcome = await deps.commands.send(name, doc._id, by, body.data.reason);
     deps.logger.info({ command: name, processId: doc._id, by, answered: outcome.answered, ok: outcome.answered && outcome.result.ok }, 'operator command');
     if (!outcome.answered) {
       return sendError(

@@ -18,12 +18,12 @@ export interface SchedulerCommandSenderOptions {
 export class SchedulerCommandSender implements CommandSender {
   constructor(private readonly options: SchedulerCommandSenderOptions) {}
 
-  async send(command: OperatorCommand['command'], processId: string, by: string): Promise<CommandOutcome> {
+  async send(command: OperatorCommand['command'], processId: string, by: string, reason?: string): Promise<CommandOutcome> {
     const outcome = await requestReply({
       redisUrl: this.options.redisUrl,
       prefix: this.options.prefix,
       queue: QueueNames.operatorCommands,
-      request: (replyTo) => ({ schemaVersion: SCHEMA_VERSION, command, processId, by, replyTo }),
+      request: (replyTo) => ({ schemaVersion: SCHEMA_VERSION, command, processId, by, ...(reason ? { reason } : {}), replyTo }),
       reply: OperatorCommandResult,
       accept: (result) => result.processId === processId && result.command === command,
       timeoutMs: this.options.timeoutMs,

@@ -16,8 +16,8 @@ export class OperatorCommandHandler {
   async handle(command: OperatorCommand): Promise<OperatorCommandResult> {
     const input =
       command.command === 'resubmit'
-        ? ({ type: 'resubmit', by: command.by } as const)
-        : ({ type: 'cancel', by: command.by } as const);
+        ? ({ type: 'resubmit', by: command.by, reason: command.reason } as const)
+        : ({ type: 'cancel', by: command.by, reason: command.reason } as const);
     const outcome = await this.engine.apply(command.processId, input);
     let result: OperatorCommandResult;
     switch (outcome.kind) {

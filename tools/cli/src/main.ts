@@ -14,8 +14,8 @@ const USAGE = `Usage: sas <command> [options]
         start the whole system locally, submit demo orders, show progress and a summary
   submit --order-id ID [--workflow NAME] [--payload JSON] [--reply-to QUEUE]
   status <processId|orderId>      show a process and its history
-  resubmit <processId> [--by NAME]  restart an Error process from its failed step
-  cancel <processId> [--by NAME]    stop an unfinished process and undo what it did
+  resubmit <processId> [--by NAME] [--reason TEXT]  restart an Error process from its failed step
+  cancel <processId> [--by NAME] [--reason TEXT]    stop an unfinished process and undo what it did
 ${JOBS_USAGE}
 
 Commands other than demo use REDIS_URL, MONGO_URL, MONGO_DB and QUEUE_PREFIX (as the services do).`;
@@ -34,6 +34,7 @@ async function main(argv: string[]): Promise<number> {
       payload: { type: 'string', default: '{}' },
       'reply-to': { type: 'string' },
       by: { type: 'string', default: process.env['USER'] ?? 'operator' },
+      reason: { type: 'string' },
       file: { type: 'string' },
       requestor: { type: 'string' },
       all: { type: 'boolean', default: false },
@@ -66,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
     case 'resubmit':
     case 'cancel': {
       if (!target) throw new Error(`${command} needs a process id`);
-      const result = await sendOperatorCommand(env, command, target, values.by);
+      const result = await sendOperatorCommand(env, command, target, values.by, values.reason);
       console.log(`${result.ok ? 'done' : 'refused'}: ${result.message}`);
       return result.ok ? 0 : 1;
     }

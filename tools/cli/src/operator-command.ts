@@ -11,13 +11,14 @@ export async function sendOperatorCommand(
   command: 'resubmit' | 'cancel',
   processId: string,
   by: string,
+  reason?: string,
   timeoutMs = 30_000,
 ): Promise<OperatorCommandResult> {
   const outcome = await requestReply({
     redisUrl: env.redisUrl,
     prefix: env.prefix,
     queue: QueueNames.operatorCommands,
-    request: (replyTo) => ({ schemaVersion: SCHEMA_VERSION, command, processId, by, replyTo }),
+    request: (replyTo) => ({ schemaVersion: SCHEMA_VERSION, command, processId, by, ...(reason ? { reason } : {}), replyTo }),
     reply: OperatorCommandResult,
     accept: (result) => result.processId === processId,
     timeoutMs,

@@ -6,6 +6,7 @@ export interface SentCommand {
   command: OperatorCommand['command'];
   processId: string;
   by: string;
+  reason?: string;
 }
 
 /**
@@ -19,8 +20,8 @@ export class FakeCommandSender implements CommandSender {
     result: { schemaVersion: SCHEMA_VERSION, processId: sent.processId, command: sent.command, ok: true, message: `${sent.command} by ${sent.by}` },
   });
 
-  async send(command: OperatorCommand['command'], processId: string, by: string): Promise<CommandOutcome> {
-    const sent = { command, processId, by };
+  async send(command: OperatorCommand['command'], processId: string, by: string, reason?: string): Promise<CommandOutcome> {
+    const sent: SentCommand = { command, processId, by, ...(reason ? { reason } : {}) };
     this.sent.push(sent);
     return this.answer(sent);
   }
