@@ -1,9 +1,9 @@
 import { resolveMongo, startEmbeddedMongo, type MongoTarget } from '@sas/stack';
 import { MongoClient } from 'mongodb';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { accepts } from './port-accepts';
 
 /** Behaves like `@sas/embedded-mongo`'s CLI on the outside: one JSON line when listening, exit 0 on SIGTERM. */
 const FAKE_CLI = `
@@ -36,16 +36,6 @@ process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 `;
 
-/** Whether something accepts TCP connections on 127.0.0.1:port. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port }, () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 function portOf(url: string): number {
   const match = /:(\d+)\//.exec(url);

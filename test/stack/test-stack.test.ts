@@ -1,9 +1,9 @@
 import { pingRedis } from '@sas/stack';
 import { TestStack } from '@sas/testkit';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { accepts } from './port-accepts';
 
 /** Stands in for `@sas/embedded-mongo`'s CLI: one JSON line when listening, exit 0 on SIGTERM. */
 const FAKE_MONGO_CLI = `
@@ -23,15 +23,6 @@ console.log(JSON.stringify({ msg: 'env', env: Object.fromEntries(pick.map((k) =>
 setInterval(() => {}, 60000);
 `;
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port }, () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 describe('TestStack', () => {
   let root: string;
