@@ -27,5 +27,18 @@ export const AgentRequest = z.object({
   retry: RetryPolicy.optional(),
   /** Queue the agent answers on. */
   replyTo: z.string().min(1),
+  /**
+   * Set on a compensation: the forward step it undoes. The remote is told the forward call's
+   * idempotency key so it can refuse that forward call if it arrives after its undo (a request
+   * still queued or retrying when an operator canceled). Optional: requests already in flight
+   * from older schedulers have none, and their remotes fall back on the order.
+   */
+  compensates: z
+    .object({
+      idempotencyKey: z.string().min(1),
+      /** What the forward step returned, or null when its outcome is unknown (it timed out). */
+      result: JsonObject.nullable(),
+    })
+    .optional(),
 });
 export type AgentRequest = z.infer<typeof AgentRequest>;

@@ -12,6 +12,7 @@ export * from './queue-names';
 export * from './process-state';
 export * from './common';
 export * from './retry-policy';
+export * from './json-depth';
 export * from './submission-message';
 export * from './agent-request';
 export * from './agent-reply';

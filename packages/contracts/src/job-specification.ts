@@ -135,6 +135,19 @@ export const JobFiringInFlight = z.object({
   late: z.boolean(),
   lateByMs: z.number().int().nonnegative(),
   missedSince: z.date().nullable(),
+  // Retry bookkeeping of a firing that failed transiently. Compatibility: all optional, so a firing
+  // claimed by an older runner reads as "no attempt failed yet, not sent, no retry planned", and
+  // an older runner ignores them.
+  /** Failed attempts of this firing so far. */
+  attempts: z.number().int().nonnegative().optional(),
+  /** When a runner may try it again; null or absent while a runner is working on it. */
+  retryAt: z.date().nullable().optional(),
+  /** The trigger was sent by an earlier attempt (only recording the outcome failed): do not send it again. */
+  sent: z.boolean().optional(),
+  /** An earlier attempt decided the firing FAILED, for this reason (only recording it failed). */
+  failedReason: z.string().nullable().optional(),
+  /** What the last failed attempt hit, for operators. */
+  lastError: z.string().optional(),
 });
 export type JobFiringInFlight = z.infer<typeof JobFiringInFlight>;
 

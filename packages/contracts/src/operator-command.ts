@@ -12,6 +12,11 @@ export const OperatorCommand = z.object({
   reason: z.string().min(1).max(500).optional(),
   /** Queue that receives the command's result. */
   replyTo: ReplyTo.optional(),
+  /**
+   * Identifies the command across redeliveries, so a repeat answers what the first one did. The
+   * scheduler uses the message's job id when absent (commands sent before it existed).
+   */
+  commandId: z.string().min(1).max(200).optional(),
 });
 export type OperatorCommand = z.infer<typeof OperatorCommand>;
 

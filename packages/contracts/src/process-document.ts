@@ -19,6 +19,12 @@ export const StepRecord = z.object({
   finishedAt: z.date().nullable(),
   result: JsonObject.nullable(),
   error: z.string().nullable(),
+  /**
+   * When the step was first parked (its remote's circuit open) in its current mode, null or absent
+   * when it is not parked. Parking is bounded by the workflow's `parking.maxParkedMs`. Optional:
+   * documents written before the bound existed have none.
+   */
+  parkedSince: z.date().nullable().optional(),
 });
 export type StepRecord = z.infer<typeof StepRecord>;
 
@@ -66,5 +72,24 @@ export const ProcessDocument = z.object({
    * written before the outbox existed have none, which means nothing is owed.
    */
   outbox: z.array(OutboxEntry).optional(),
+  /**
+   * Since when the outbox holds something, null or absent when it is empty: the indexed field the
+   * supervisor's sweep for outboxes left behind by a crash reads. Optional: older documents have none.
+   */
+  outboxSince: z.date().nullable().optional(),
+  /**
+   * Fingerprint of the submission that created the process (workflow, version, payload, replyTo),
+   * so a redelivered submission is answered as the first time and only a different submission
+   * with a taken orderId is a Duplicate. Optional: older documents have none.
+   */
+  submissionFingerprint: z.string().optional(),
+  /**
+   * The latest operator commands applied to this process (newest last, a few kept), so a command
+   * redelivered after its result was lost answers what it did the first time. Optional: older
+   * documents have none.
+   */
+  commands: z
+    .array(z.object({ id: z.string(), command: z.enum(['resubmit', 'cancel']), message: z.string(), at: z.date() }))
+    .optional(),
 });
 export type ProcessDocument = z.infer<typeof ProcessDocument>;

@@ -18,6 +18,11 @@ export type StatusKind = z.infer<typeof StatusKind>;
 /** One status message to the application, correlated by `orderId`. */
 export const StatusEvent = z.object({
   schemaVersion: z.literal(1),
+  /**
+   * Deterministic id of this event: the same on every redelivery of it, so a receiver can
+   * deduplicate without knowing BullMQ job ids. Optional: events sent before it existed have none.
+   */
+  eventId: z.string().optional(),
   /** Absent only when a rejected message had no readable orderId. */
   orderId: z.string().optional(),
   processId: z.string().optional(),

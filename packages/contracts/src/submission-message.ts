@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JsonObject, OrderId, ReplyTo } from './common';
+import { MAX_PAYLOAD_DEPTH, nestsDeeperThan } from './json-depth';
 
 /** Largest accepted order payload, serialised as JSON. Bigger orders are rejected, not truncated. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
@@ -13,8 +14,13 @@ export const SubmissionMessage = z.object({
   /** Pin a workflow version; the newest registered version when absent. */
   workflowVersion: z.number().int().positive().optional(),
   /** The order itself, handed to every step. */
-  payload: JsonObject.refine((p) => Buffer.byteLength(JSON.stringify(p)) <= MAX_PAYLOAD_BYTES, {
-    message: `payload must be at most ${MAX_PAYLOAD_BYTES} bytes as JSON`,
+  payload: JsonObject.superRefine((p, ctx) => {
+    // Depth first: measuring the size of a payload nested thousands deep would overflow the stack.
+    if (nestsDeeperThan(p, MAX_PAYLOAD_DEPTH)) {
+      ctx.addIssue({ code: 'custom', message: `payload must nest at most ${MAX_PAYLOAD_DEPTH} levels of objects and arrays (MongoDB stores at most 100)` });
+    } else if (Buffer.byteLength(JSON.stringify(p)) > MAX_PAYLOAD_BYTES) {
+      ctx.addIssue({ code: 'custom', message: `payload must be at most ${MAX_PAYLOAD_BYTES} bytes as JSON` });
+    }
   }),
   /** Queue that receives this order's status events. */
   replyTo: ReplyTo.optional(),

@@ -23,3 +23,4 @@ export * from './recording-outbox';
 export * from './manual-clock';
 export * from './in-memory-lease';
 export * from './everyone-leads';
+export * from './fault-injector';
