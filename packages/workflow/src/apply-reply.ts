@@ -1,7 +1,8 @@
 import type { AgentReply, ProcessDocument } from '@sas/contracts';
 import { continueCompensation } from './compensation';
 import { ProcessDraft } from './process-draft';
-import { recoverFailure } from './recover';
+import { recoverFailure, thresholdReached } from './recover';
+import { maxParkedMs } from './workflow-definition';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
 
@@ -29,6 +30,7 @@ export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: Transit
       draft.doc.failureCount = 0;
       step.finishedAt = draft.now;
       step.error = null;
+      step.parkedSince = null;
       if (reply.mode === 'compensate') {
         step.state = 'Compensated';
         return continueCompensation(draft, draft.doc.currentStep - 1, from);
@@ -45,11 +47,21 @@ export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: Transit
       draft.settle('Processed');
       draft.status('Processed');
       return draft.finish(`${from}; all steps done`);
-    case 'parked':
-      // The remote's circuit is open: hold the step without counting a failure.
+    case 'parked': {
+      // The remote's circuit is open: hold the step without counting a failure, but not for ever.
+      const since = step.parkedSince ?? draft.now;
+      step.parkedSince = since;
+      const parkedMs = ctx.now - since.getTime();
+      const limit = maxParkedMs(ctx.workflow);
+      if (parkedMs >= limit) {
+        const at = `${step.name} stayed parked for ${parkedMs} ms (bound ${limit} ms; last: ${reply.reason})`;
+        draft.doc.reason = at;
+        return thresholdReached(draft, at, `${from}: parking bound reached`);
+      }
       draft.doc.reason = `${step.name}: ${reply.reason}`;
       draft.release(ctx.now + reply.retryAfterMs);
-      return draft.finish(`${from}: ${reply.reason}; parked for ${reply.retryAfterMs} ms`);
+      return draft.finish(`${from}: ${reply.reason}; parked for ${reply.retryAfterMs} ms (parked ${parkedMs} of ${limit} ms)`);
+    }
     case 'error':
       if (reply.errorKind === 'transient') return recoverFailure(draft, `agent gave up: ${reply.message}`);
       step.error = reply.message;

@@ -40,6 +40,8 @@ export function continueCompensation(draft: ProcessDraft, from: number, why: str
     step.dispatches = 0;
     step.startedAt = null;
     step.finishedAt = null;
+    // The undo gets its own parking window: time parked going forward is not held against it.
+    step.parkedSince = null;
     step.idempotencyKey = `${step.idempotencyKey}/compensate`;
   }
   draft.doc.currentStep = target;

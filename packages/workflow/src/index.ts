@@ -10,6 +10,7 @@
  */
 export * from './workflow-definition';
 export * from './workflow-registry';
+export * from './errors/workflow-not-deployed-error';
 export * from './order-fulfilment';
 export * from './process-input';
 export * from './action';
@@ -22,5 +23,6 @@ export * from './claim';
 export * from './apply-reply';
 export * from './recover';
 export * from './operator-actions';
+export * from './undelivered';
 export * from './transition';
 export * from './load-workflows';

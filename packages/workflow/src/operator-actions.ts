@@ -1,10 +1,23 @@
 import { isTerminal, type ProcessDocument } from '@sas/contracts';
+import type { OperatorInput } from './process-input';
 import { ProcessDraft } from './process-draft';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
 
+/**
+ * What the process already did for this operator command, when it is a repeat (the same
+ * `commandId` redelivered after its answer was lost): the repeat must answer what the first one
+ * did, not "refused". Checked inside the transition, so two deliveries racing each other agree.
+ */
+export function repeatedCommand(doc: ProcessDocument, input: OperatorInput): TransitionResult | null {
+  if (!input.commandId) return null;
+  const prior = doc.commands?.find((c) => c.id === input.commandId);
+  if (!prior) return null;
+  return { applied: false, reason: `command ${input.commandId} was applied before: ${prior.message}`, alreadyApplied: prior.message };
+}
+
 /** Restarts an Error process from the step that failed, with a fresh failure count. */
-export function resubmit(doc: ProcessDocument, by: string, ctx: TransitionContext, reason?: string): TransitionResult {
+export function resubmit(doc: ProcessDocument, input: OperatorInput, ctx: TransitionContext): TransitionResult {
   if (doc.state !== 'Error') return { applied: false, reason: `only Error processes can be resubmitted; this one is ${doc.state}` };
   const draft = new ProcessDraft(doc, ctx);
   const step = draft.step();
@@ -13,20 +26,29 @@ export function resubmit(doc: ProcessDocument, by: string, ctx: TransitionContex
     step.error = null;
     step.finishedAt = null;
   }
+  step.parkedSince = null;
   draft.doc.failureCount = 0;
   draft.doc.waits = 0;
   draft.doc.deleteTime = null;
-  const because = reason ? `: ${reason}` : '';
-  draft.doc.reason = `resubmitted by ${by}${because}`;
+  const because = input.reason ? `: ${input.reason}` : '';
+  draft.doc.reason = `resubmitted by ${input.by}${because}`;
   draft.release(ctx.now);
-  return draft.finish(`resubmitted by ${by} from ${step.name}${because}`);
+  const why = `resubmitted by ${input.by} from ${step.name}${because}`;
+  draft.recordCommand(input, why);
+  return draft.finish(why);
 }
 
 /**
  * Stops an unfinished process and undoes what it did; it ends Canceled. A step in flight is
  * fenced off (its reply becomes stale) and compensated too, since its outcome is unknown.
+ *
+ * The undo of a step in flight must never overtake its forward call (refund before charge leaves
+ * the charge in place), so the compensation is held until the in-flight attempt's complete-by:
+ * by then the agent has stopped retrying and drops the request if it is still queued. The remote
+ * is also told which forward key the undo is for, so it can refuse a forward call that still
+ * arrives later (clock skew, a request already on the wire).
  */
-export function cancel(doc: ProcessDocument, by: string, reason: string | undefined, ctx: TransitionContext): TransitionResult {
+export function cancel(doc: ProcessDocument, input: OperatorInput, ctx: TransitionContext): TransitionResult {
   // A Compensated or Canceled process is finished, not "being undone": say so rather than suggest a resubmit.
   if (doc.mode === 'compensate' && !isTerminal(doc.state)) {
     return { applied: false, reason: `process is already being undone (${doc.state}); resubmit it if compensation failed` };
@@ -39,7 +61,11 @@ export function cancel(doc: ProcessDocument, by: string, reason: string | undefi
   draft.doc.mode = 'compensate';
   draft.doc.failureCount = 0;
   draft.doc.deleteTime = null;
-  draft.doc.reason = `canceled by ${by}${reason ? `: ${reason}` : ''}`;
-  draft.release(ctx.now);
-  return draft.finish(draft.doc.reason);
+  draft.doc.reason = `canceled by ${input.by}${input.reason ? `: ${input.reason}` : ''}`;
+  const inFlightUntil = doc.state === 'Processing' && doc.completeBy !== null ? doc.completeBy.getTime() : ctx.now;
+  const holdMs = Math.max(0, inFlightUntil - ctx.now);
+  draft.release(ctx.now + holdMs);
+  const why = holdMs > 0 ? `${draft.doc.reason}; undo held ${holdMs} ms until the in-flight attempt's complete-by` : draft.doc.reason;
+  draft.recordCommand(input, why);
+  return draft.finish(why);
 }

@@ -8,10 +8,14 @@ import {
   type StepRecord,
 } from '@sas/contracts';
 import type { Action } from './action';
+import type { OperatorInput } from './process-input';
 import { idempotencyKey } from './idempotency-key';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
 import type { StepDefinition } from './workflow-definition';
+
+/** Operator commands remembered per process for answering repeats. */
+const MAX_REMEMBERED_COMMANDS = 10;
 
 /**
  * A copy of a process being changed by one transition, with the helpers every transition shares.
@@ -78,6 +82,10 @@ export class ProcessDraft {
         payload: mode === 'forward' ? this.doc.payload : { ...this.doc.payload, compensating: step.result },
         retry: def.retry,
         replyTo: this.ctx.replyQueue,
+        // An undo names the forward call it undoes, so the remote can refuse that call if it arrives later.
+        ...(mode === 'compensate'
+          ? { compensates: { idempotencyKey: idempotencyKey(this.doc._id, step.name, 'forward'), result: step.result } }
+          : {}),
       },
     });
   }
@@ -132,6 +140,13 @@ export class ProcessDraft {
     });
   }
 
+  /** Remembers an applied operator command, so its redelivery answers the same (the latest few are kept). */
+  recordCommand(input: OperatorInput, message: string): void {
+    if (!input.commandId) return;
+    const kept = (this.doc.commands ?? []).slice(-(MAX_REMEMBERED_COMMANDS - 1));
+    this.doc.commands = [...kept, { id: input.commandId, command: input.type, message, at: this.now }];
+  }
+
   finish(why: string): TransitionResult {
     this.doc.revision = this.original.revision + 1;
     this.doc.updatedAt = this.now;
@@ -149,8 +164,10 @@ export class ProcessDraft {
         why,
         attempt: this.doc.attempt,
         step: this.doc.steps[this.doc.currentStep]?.name ?? null,
-        // History outlives its process by a retention period, so an audit can still read it.
-        deleteTime: new Date(this.ctx.now + 2 * this.ctx.workflow.retentionMs),
+        // History lives as long as its process and a retention period more, so an audit can still
+        // read it: none while the process is unfinished (an Error process waits for an operator as
+        // long as it takes); the delivery of the terminal transition dates the earlier entries too.
+        deleteTime: this.doc.deleteTime ? new Date(this.doc.deleteTime.getTime() + this.ctx.workflow.retentionMs) : null,
       },
     };
   }

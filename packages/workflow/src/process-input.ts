@@ -9,6 +9,14 @@ export type ProcessInput =
   /** The supervisor found the held step past its complete-by time. */
   | { type: 'expire' }
   /** An operator restarts an Error process from the step that failed. */
-  | { type: 'resubmit'; by: string; reason?: string }
+  | { type: 'resubmit'; by: string; reason?: string; commandId?: string }
   /** An operator stops an unfinished process and undoes what it did. */
-  | { type: 'cancel'; by: string; reason?: string };
+  | { type: 'cancel'; by: string; reason?: string; commandId?: string }
+  /**
+   * The dispatch of `attempt` could not be sent (Redis unreachable): release the process for
+   * another claim instead of holding it until complete-by and counting a failure.
+   */
+  | { type: 'undelivered'; attempt: number; error: string };
+
+/** An operator command as the state machine sees it; `commandId` makes a redelivered command a repeat. */
+export type OperatorInput = Extract<ProcessInput, { type: 'resubmit' | 'cancel' }>;

@@ -18,7 +18,20 @@ export function recoverFailure(draft: ProcessDraft, reason: string): TransitionR
     draft.release(now);
     return draft.finish(`${reason}; failure ${doc.failureCount} of ${workflow.failureThreshold}, retrying`);
   }
-  const at = `${stepName} failed ${doc.failureCount} times (last: ${reason})`;
+  return thresholdReached(draft, `${stepName} failed ${doc.failureCount} times (last: ${reason})`, reason);
+}
+
+/**
+ * The held step will not be retried as it is: it failed `failureThreshold` times, or stayed
+ * parked past the workflow's parking bound. A compensation goes to Error for an operator; a
+ * forward step gets the workflow's threshold policy. `at` describes what happened, for the alert.
+ */
+export function thresholdReached(draft: ProcessDraft, at: string, reason: string): TransitionResult {
+  const doc = draft.doc;
+  const { workflow, now } = draft.ctx;
+  const stepName = draft.step().name;
+  // A new window of parking starts after whatever the policy does next.
+  draft.step().parkedSince = null;
   if (doc.mode === 'compensate') {
     draft.settle('Error');
     draft.alert('CompensationFailed', `${at}; compensation cannot finish, an operator must resolve it`);

@@ -60,6 +60,7 @@ describe('when an operator cancels while a step is in flight', () => {
       applied: false,
       reason: 'stale reply from payment-1: process is Pending, not Processing',
     });
+    run.now = inFlight.completeBy;
     run.apply({ type: 'claim' });
     expect(run.try(lateOk).applied).toBe(false);
     expect(run.request()).toMatchObject({
@@ -136,5 +137,56 @@ describe('when an operator cancels a process that cannot be canceled', () => {
       { type: 'cancel', by: 'op' },
       'process is Compensated; only unfinished processes can be canceled',
     );
+  });
+});
+
+describe('when an operator cancels while the forward call may still reach the remote', () => {
+  it('holds the undo until the in-flight attempt\'s complete-by, so it cannot overtake the forward call', () => {
+    const run = secondStepInFlight();
+    const inFlight = run.request();
+    run.now += 100;
+    const { next, actions, history } = run.apply({ type: 'cancel', by: 'op' });
+    expect(next.notBefore).toEqual(new Date(inFlight.completeBy));
+    expect(actions).toEqual([{ type: 'wake', atMs: inFlight.completeBy }]);
+    expect(history.why).toBe(`canceled by op; undo held ${inFlight.completeBy - run.now} ms until the in-flight attempt's complete-by`);
+    run.now = inFlight.completeBy - 1;
+    expect(run.try({ type: 'claim' })).toMatchObject({ applied: false });
+    run.now = inFlight.completeBy;
+    expect(run.try({ type: 'claim' }).applied).toBe(true);
+  });
+
+  it('names the forward call and its result on every undo it dispatches', () => {
+    const run = secondStepInFlight();
+    run.reply(ok({ chargeId: 'c-1' }));
+    run.apply({ type: 'cancel', by: 'op' });
+    run.now = run.doc.notBefore.getTime();
+    run.apply({ type: 'claim' });
+    expect(run.request()).toMatchObject({
+      operation: 'cancel',
+      idempotencyKey: 'p-1/create-shipment/compensate',
+      compensates: { idempotencyKey: 'p-1/create-shipment', result: null },
+    });
+    run.reply(ok());
+    expect(run.request()).toMatchObject({
+      operation: 'refund',
+      compensates: { idempotencyKey: 'p-1/charge-payment', result: { chargeId: 'c-1' } },
+    });
+  });
+});
+
+describe('when the same operator command is delivered twice', () => {
+  it('answers the repeat with what the first did instead of refusing it', () => {
+    const run = secondStepInFlight();
+    const first = run.apply({ type: 'cancel', by: 'op', commandId: 'cmd-1' });
+    expect(run.try({ type: 'cancel', by: 'op', commandId: 'cmd-1' })).toEqual({
+      applied: false,
+      reason: `command cmd-1 was applied before: ${first.history.why}`,
+      alreadyApplied: first.history.why,
+    });
+    // A different command is judged on its own.
+    expect(run.try({ type: 'cancel', by: 'op', commandId: 'cmd-2' })).toMatchObject({
+      applied: false,
+      reason: 'process is already being undone (Pending); resubmit it if compensation failed',
+    });
   });
 });

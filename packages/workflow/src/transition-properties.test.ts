@@ -83,7 +83,7 @@ function sameRealm<T>(value: T): T {
 }
 
 /** Whether the input should apply, from the guards alone: an oracle independent of the code under test. */
-function shouldApply(doc: ProcessDocument, input: ProcessInput, now: number): boolean {
+function shouldApply(doc: ProcessDocument, input: ProcessInput, now: number, who: string): boolean {
   switch (input.type) {
     case 'claim':
       return doc.state === 'Pending' && doc.notBefore.getTime() <= now;
@@ -95,6 +95,8 @@ function shouldApply(doc: ProcessDocument, input: ProcessInput, now: number): bo
       return doc.state === 'Error';
     case 'cancel':
       return doc.mode === 'forward' && ['Pending', 'Processing', 'Error'].includes(doc.state);
+    case 'undelivered':
+      return isHeld(doc.state) && input.attempt === doc.attempt && doc.lockedBy === who;
   }
 }
 
@@ -194,9 +196,13 @@ function randomInput(doc: ProcessDocument, sent: readonly AgentRequest[], at: nu
     // Any earlier request: duplicates and late answers of attempts long superseded.
     const old = sent[Math.floor(random() * sent.length)] ?? latest;
     input = { type: 'reply', reply: randomReply(old, random, now) };
-  } else if (r < 0.9) {
+  } else if (r < 0.86) {
     if (doc.completeBy && random() < 0.8) now = Math.max(now, doc.completeBy.getTime());
     input = { type: 'expire' };
+  } else if (r < 0.9 && latest) {
+    // A dispatch that could not be sent: mostly the latest, sometimes one long superseded.
+    const which = random() < 0.7 ? latest : (sent[Math.floor(random() * sent.length)] ?? latest);
+    input = { type: 'undelivered', attempt: which.attempt, error: 'redis unreachable' };
   } else {
     input = r < 0.96 ? { type: 'resubmit', by: 'op' } : { type: 'cancel', by: 'op' };
   }
@@ -224,7 +230,7 @@ describe('when random inputs, stale ones included, hit the state machine', () =>
         const who = random() < 0.5 ? 'scheduler-1' : 'scheduler-2';
         const result = transition(doc, input, { workflow, now, who, replyQueue: 'scheduler.replies' });
         const where = `seed ${seed} input ${i} (${input.type}, ${doc.state})`;
-        if (result.applied !== shouldApply(doc, input, now))
+        if (result.applied !== shouldApply(doc, input, now, who))
           found.push(`${where}: applied=${result.applied}`);
         if (JSON.stringify(doc) !== given) found.push(`${where}: the given document was changed`);
         for (const v of violations(doc, result, now, workflow)) found.push(`${where}: ${v}`);

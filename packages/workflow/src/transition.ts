@@ -1,7 +1,8 @@
 import type { ProcessDocument } from '@sas/contracts';
 import { applyReply } from './apply-reply';
 import { claim } from './claim';
-import { cancel, resubmit } from './operator-actions';
+import { cancel, repeatedCommand, resubmit } from './operator-actions';
+import { undelivered } from './undelivered';
 import type { ProcessInput } from './process-input';
 import { ProcessDraft } from './process-draft';
 import { isExpired, recoverFailure } from './recover';
@@ -28,8 +29,10 @@ export function transition(doc: ProcessDocument, input: ProcessInput, ctx: Trans
       if (!isExpired(doc, ctx.now)) return { applied: false, reason: `not expired: state ${doc.state}` };
       return recoverFailure(new ProcessDraft(doc, ctx), 'complete-by passed');
     case 'resubmit':
-      return resubmit(doc, input.by, ctx, input.reason);
+      return repeatedCommand(doc, input) ?? resubmit(doc, input, ctx);
     case 'cancel':
-      return cancel(doc, input.by, input.reason, ctx);
+      return repeatedCommand(doc, input) ?? cancel(doc, input, ctx);
+    case 'undelivered':
+      return undelivered(doc, input.attempt, input.error, ctx);
   }
 }

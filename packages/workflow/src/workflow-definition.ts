@@ -28,6 +28,16 @@ export const ThresholdPolicy = z.discriminatedUnion('policy', [
 ]);
 export type ThresholdPolicy = z.infer<typeof ThresholdPolicy>;
 
+/** How long a step may stay parked (its remote's circuit open) before it counts as failed. */
+export const ParkingPolicy = z.object({
+  /** Total time one step may spend parked in one direction; then `onThreshold` applies, with an alert. */
+  maxParkedMs: z.number().int().positive(),
+});
+export type ParkingPolicy = z.infer<typeof ParkingPolicy>;
+
+/** @see ParkingPolicy; 30 minutes: long enough to ride out a deploy, short enough that nobody waits days. */
+export const DEFAULT_MAX_PARKED_MS = 30 * 60 * 1000;
+
 /** A workflow is data: its steps in order and its failure policies. */
 export const WorkflowDefinition = z
   .object({
@@ -42,6 +52,8 @@ export const WorkflowDefinition = z
     onPermanentFailure: z.enum(['compensate', 'error']),
     /** How long a finished process stays queryable before the TTL index removes it. */
     retentionMs: z.number().int().positive(),
+    /** Bound on parking; {@link DEFAULT_MAX_PARKED_MS} when absent (definitions written before it). */
+    parking: ParkingPolicy.optional(),
   })
   .superRefine((w, ctx) => {
     const seen = new Set<string>();
@@ -51,3 +63,8 @@ export const WorkflowDefinition = z
     }
   });
 export type WorkflowDefinition = z.infer<typeof WorkflowDefinition>;
+
+/** The workflow's parking bound, with the default applied. */
+export function maxParkedMs(workflow: WorkflowDefinition): number {
+  return workflow.parking?.maxParkedMs ?? DEFAULT_MAX_PARKED_MS;
+}

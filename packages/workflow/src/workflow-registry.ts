@@ -1,3 +1,4 @@
+import { WorkflowNotDeployedError } from './errors/workflow-not-deployed-error';
 import { WorkflowDefinition } from './workflow-definition';
 
 /**
@@ -34,9 +35,7 @@ export class WorkflowRegistry {
   /** Like {@link find} but throws for an unknown workflow: only for processes already accepted. */
   get(name: string, version: number): WorkflowDefinition {
     const found = this.find(name, version);
-    if (!found) {
-      throw new Error(`Workflow ${name} v${version} is not registered here; deploy a build that still has it`);
-    }
+    if (!found) throw new WorkflowNotDeployedError(name, version);
     return found;
   }
 

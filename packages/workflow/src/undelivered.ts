@@ -1,0 +1,26 @@
+import type { ProcessDocument } from '@sas/contracts';
+import { ProcessDraft } from './process-draft';
+import type { TransitionContext } from './transition-context';
+import type { TransitionResult } from './transition-result';
+
+/** How long a process whose dispatch could not be sent waits before it is claimable again. */
+export const UNDELIVERED_RETRY_MS = 1000;
+
+/**
+ * The scheduler committed a dispatch but could not send it (Redis unreachable, the send timed
+ * out). Holding the process until complete-by would burn a failure for a step that never left,
+ * so it goes back to Pending for another claim, without counting a failure. If the send did
+ * leave after all (a timed-out command that Redis ran later), its reply is stale (new attempt)
+ * and the remote replays the effect under the same idempotency key: nothing is done twice.
+ */
+export function undelivered(doc: ProcessDocument, attempt: number, error: string, ctx: TransitionContext): TransitionResult {
+  const held = doc.state === 'Processing' || doc.state === 'Compensating';
+  if (!held || doc.attempt !== attempt || doc.lockedBy !== ctx.who) {
+    return { applied: false, reason: `attempt ${attempt} is no longer held by ${ctx.who} (state ${doc.state}, attempt ${doc.attempt})` };
+  }
+  const draft = new ProcessDraft(doc, ctx);
+  const step = draft.step().name;
+  draft.doc.reason = `${step}: dispatch not sent (${error})`;
+  draft.release(ctx.now + UNDELIVERED_RETRY_MS);
+  return draft.finish(`dispatch of ${step}#${attempt} not sent (${error}); released for another claim in ${UNDELIVERED_RETRY_MS} ms`);
+}
