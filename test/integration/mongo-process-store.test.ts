@@ -138,6 +138,40 @@ describe.each<[string, () => Promise<ProcessStore>]>([
     expect((await store.findClaimable(new Date(T0 + 2), 10)).map((d) => d._id)).toEqual(['early', 'late']);
   });
 
+  it('reads claim and sweep candidates as summaries, never their payloads, results or outboxes', async () => {
+    const store = await open();
+    const owed = [{ kind: 'message' as const, id: 'p-1.0.0', queue: 'app.status', message: { status: 'Received' } }];
+    await store.insert(processDoc('pending', { outbox: owed }));
+    await store.insert(processDoc('held', { state: 'Processing', completeBy: new Date(T0) }));
+    const [claimable] = await store.findClaimable(new Date(T0), 10);
+    const [expired] = await store.findExpired(new Date(T0), 10);
+    const fields = ['_id', 'attempt', 'completeBy', 'currentStep', 'mode', 'notBefore', 'orderId', 'replyTo', 'revision', 'state', 'updatedAt', 'workflow', 'workflowVersion'];
+    expect(Object.keys(claimable ?? {}).sort()).toEqual(fields);
+    expect(Object.keys(expired ?? {}).sort()).toEqual(fields);
+    expect(claimable).toMatchObject({ _id: 'pending', orderId: 'order-pending', revision: 0, replyTo: 'app.status', workflowVersion: 1 });
+  });
+
+  it('quarantines a process only at its revision, without reading it, and owes what it appends', async () => {
+    const store = await open();
+    const previously = [{ kind: 'message' as const, id: 'p-1.0.0', queue: 'app.status', message: { status: 'Received' } }];
+    await store.insert(processDoc('p-1', { outbox: previously }));
+    const fields = {
+      state: 'Error' as const,
+      lockedBy: null,
+      completeBy: null,
+      reason: 'cannot be handled: x',
+      revision: 1,
+      attempt: 1,
+      updatedAt: new Date(T0 + 7),
+      deleteTime: null,
+    };
+    const alert = { kind: 'message' as const, id: 'p-1.1.0', queue: 'alerts', message: { kind: 'ProcessError' } };
+    expect(await store.quarantine('p-1', 3, fields, [alert])).toEqual({ ok: false, reason: 'conflict' });
+    expect(await store.quarantine('p-1', 0, fields, [alert])).toEqual({ ok: true });
+    expect(await store.get('p-1')).toMatchObject({ ...fields, payload: { sku: 'sku-1' }, outbox: [...previously, alert], outboxSince: new Date(T0 + 7) });
+    expect((await store.findUndelivered(new Date(T0 + 7), 10)).map((d) => d._id)).toEqual(['p-1']);
+  });
+
   it('finds Processing and Compensating processes whose completeBy has passed, oldest first', async () => {
     const store = await open();
     await store.insert(processDoc('processing', { state: 'Processing', completeBy: new Date(T0 + 3) }));
@@ -177,19 +211,34 @@ describe.each<[string, () => Promise<ProcessStore>]>([
     expect((await store.history('p-1')).map((e) => e.why)).toEqual(['claimed', 'next']);
   });
 
-  it('finds processes with an owed outbox that have not changed since a given time, and empties one only at its revision', async () => {
+  it('dates the undated history of one finished process, and leaves dated entries and other processes alone', async () => {
+    const store = await open();
+    const dated = { ...event('p-1', T0 + 2, 'finished'), deleteTime: new Date(T0 + 99) };
+    await store.appendEvents([event('p-1', T0, 'claimed'), dated, event('p-2', T0, 'other')]);
+    await store.expireHistory('p-1', new Date(T0 + 50));
+    expect((await store.history('p-1')).map((e) => e.deleteTime)).toEqual([new Date(T0 + 50), new Date(T0 + 99)]);
+    expect((await store.history('p-2')).map((e) => e.deleteTime)).toEqual([null]);
+  });
+
+  it('finds processes whose outbox has been owed since a given time, and empties one only at its revision', async () => {
     const store = await open();
     const owed = [{ kind: 'message' as const, id: 'p-1.0.0', queue: 'app.status', message: { status: 'Received' } }];
-    await store.insert(processDoc('p-1', { outbox: owed, updatedAt: new Date(T0) }));
-    await store.insert(processDoc('p-2', { outbox: owed, updatedAt: new Date(T0 + 10_000) }));
-    await store.insert(processDoc('p-3', { outbox: [], updatedAt: new Date(T0) }));
+    await store.insert(processDoc('p-1', { outbox: owed, outboxSince: new Date(T0) }));
+    await store.insert(processDoc('p-2', { outbox: owed, outboxSince: new Date(T0 + 10_000) }));
+    await store.insert(processDoc('p-0', { outbox: owed, outboxSince: new Date(T0 - 1) }));
+    await store.insert(processDoc('p-3', { outbox: [], outboxSince: null }));
     await store.insert(processDoc('p-4', { updatedAt: new Date(T0) }));
 
-    expect((await store.findUndelivered(new Date(T0 + 5000), 10)).map((d) => d._id)).toEqual(['p-1']);
+    const found = await store.findUndelivered(new Date(T0 + 5000), 10);
+    expect(found.map((d) => d._id)).toEqual(['p-0', 'p-1']);
+    // Only what delivering needs, never the payload.
+    expect(Object.keys(found[0] ?? {}).sort()).toEqual(['_id', 'deleteTime', 'orderId', 'outbox', 'revision']);
+    expect(await store.findUndelivered(new Date(T0 + 5000), 1)).toHaveLength(1);
+    await store.clearOutbox('p-0', 0);
     await store.clearOutbox('p-1', 7); // a stale revision changes nothing
     expect((await store.get('p-1'))?.outbox).toEqual(owed);
     await store.clearOutbox('p-1', 0);
-    expect((await store.get('p-1'))?.outbox).toEqual([]);
+    expect(await store.get('p-1')).toMatchObject({ outbox: [], outboxSince: null });
     expect(await store.findUndelivered(new Date(T0 + 5000), 10)).toEqual([]);
   });
 
@@ -219,7 +268,8 @@ describe('ensureIndexes', () => {
 
     const processes = await db.collection(CollectionNames.processes).listIndexes().toArray();
     const byName = new Map(processes.map((i) => [i['name'] as string, i]));
-    expect([...byName.keys()].sort()).toEqual(['_id_', 'claim', 'orderId_unique', 'recent', 'sweep', 'ttl']);
+    expect([...byName.keys()].sort()).toEqual(['_id_', 'claim', 'orderId_unique', 'owed', 'recent', 'sweep', 'ttl']);
+    expect(byName.get('owed')).toMatchObject({ key: { outboxSince: 1 } });
     expect(byName.get('orderId_unique')).toMatchObject({ key: { orderId: 1 }, unique: true });
     expect(byName.get('claim')).toMatchObject({ key: { state: 1, notBefore: 1 } });
     expect(byName.get('sweep')).toMatchObject({ key: { state: 1, completeBy: 1 } });

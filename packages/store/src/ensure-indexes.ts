@@ -6,7 +6,7 @@ import { CollectionNames } from './collection-names';
  * whichever starts first prepares the database.
  * - `orderId` unique: a duplicate submission creates nothing new.
  * - `state + notBefore`: the scheduler's claim query; `state + completeBy`: the supervisor's sweep;
- *   `updatedAt`: the dashboard's list.
+ *   `updatedAt`: the dashboard's list; `outboxSince`: the sweep for owed outboxes.
  * - `deleteTime` TTL (expireAfterSeconds 0): a document is removed once its deleteTime has passed.
  */
 export async function ensureIndexes(db: Db): Promise<void> {
@@ -17,6 +17,8 @@ export async function ensureIndexes(db: Db): Promise<void> {
     { key: { state: 1, completeBy: 1 }, name: 'sweep' },
     // The dashboard lists processes newest first.
     { key: { updatedAt: -1 }, name: 'recent' },
+    // The supervisor's sweep for outboxes a crash left behind reads only owed ones, not every process.
+    { key: { outboxSince: 1 }, name: 'owed' },
     { key: { deleteTime: 1 }, name: 'ttl', expireAfterSeconds: 0 },
   ]);
   await db.collection(CollectionNames.processEvents).createIndexes([

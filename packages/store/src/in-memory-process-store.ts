@@ -1,6 +1,7 @@
-import type { ProcessDocument, ProcessEventEntry, ProcessState } from '@sas/contracts';
+import type { OutboxEntry, ProcessDocument, ProcessEventEntry, ProcessState } from '@sas/contracts';
 import type { CommitResult } from './commit-result';
-import type { HistoryRecord, ProcessStore } from './process-store';
+import type { HistoryRecord, ProcessStore, QuarantineFields } from './process-store';
+import { summarize, type OwedOutbox, type ProcessSummary } from './process-summary';
 
 /** Options of {@link InMemoryProcessStore}. */
 export interface InMemoryProcessStoreOptions {
@@ -80,18 +81,18 @@ export class InMemoryProcessStore implements ProcessStore {
   }
 
   /** `{ state: 'Pending', notBefore: { $lte: now } }` sorted by notBefore; `limit` 0 means none, as in MongoDB. */
-  async findClaimable(now: Date, limit: number): Promise<ProcessDocument[]> {
+  async findClaimable(now: Date, limit: number): Promise<ProcessSummary[]> {
     const matches = [...this.processes.values()].filter(
       (d) => d.state === 'Pending' && d.notBefore.getTime() <= now.getTime(),
     );
     return take(
       matches.sort((a, b) => a.notBefore.getTime() - b.notBefore.getTime()),
       limit,
-    );
+    ).map(summarize);
   }
 
   /** `{ state: { $in: [Processing, Compensating] }, completeBy: { $lte: now } }` sorted by completeBy. */
-  async findExpired(now: Date, limit: number): Promise<ProcessDocument[]> {
+  async findExpired(now: Date, limit: number): Promise<ProcessSummary[]> {
     const matches = [...this.processes.values()].filter(
       (d): d is ProcessDocument & { completeBy: Date } =>
         HELD_STATES.includes(d.state) && d.completeBy !== null && d.completeBy.getTime() <= now.getTime(),
@@ -99,7 +100,19 @@ export class InMemoryProcessStore implements ProcessStore {
     return take(
       matches.sort((a, b) => a.completeBy.getTime() - b.completeBy.getTime()),
       limit,
-    );
+    ).map(summarize);
+  }
+
+  async quarantine(processId: string, expectedRevision: number, fields: QuarantineFields, owed: readonly OutboxEntry[]): Promise<CommitResult> {
+    const stored = this.processes.get(processId);
+    if (!stored || stored.revision !== expectedRevision) return { ok: false, reason: 'conflict' };
+    Object.assign(stored, structuredClone(fields), { outboxSince: fields.updatedAt });
+    stored.outbox = [...(stored.outbox ?? []), ...structuredClone([...owed])];
+    return { ok: true };
+  }
+
+  async expireHistory(processId: string, deleteTime: Date): Promise<void> {
+    for (const e of this.events) if (e.processId === processId && e.deleteTime === null) e.deleteTime = new Date(deleteTime);
   }
 
   async appendEvents(entries: readonly HistoryRecord[]): Promise<void> {
@@ -112,18 +125,22 @@ export class InMemoryProcessStore implements ProcessStore {
 
   async clearOutbox(processId: string, revision: number): Promise<void> {
     const stored = this.processes.get(processId);
-    if (stored && stored.revision === revision) stored.outbox = [];
+    if (stored && stored.revision === revision) {
+      stored.outbox = [];
+      stored.outboxSince = null;
+    }
   }
 
-  /** `{ 'outbox.0': { $exists: true }, updatedAt: { $lte: olderThan } }` sorted by updatedAt. */
-  async findUndelivered(olderThan: Date, limit: number): Promise<ProcessDocument[]> {
+  /** `{ outboxSince: { $lte: olderThan } }` sorted by outboxSince. */
+  async findUndelivered(olderThan: Date, limit: number): Promise<OwedOutbox[]> {
     const matches = [...this.processes.values()].filter(
-      (d) => (d.outbox?.length ?? 0) > 0 && d.updatedAt.getTime() <= olderThan.getTime(),
+      // Not `instanceof Date`: structuredClone makes Dates of the main realm, which jest's realm does not know.
+      (d): d is ProcessDocument & { outboxSince: Date } => d.outboxSince != null && d.outboxSince.getTime() <= olderThan.getTime(),
     );
     return take(
-      matches.sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime()),
+      matches.sort((a, b) => a.outboxSince.getTime() - b.outboxSince.getTime()),
       limit,
-    );
+    ).map(({ _id, orderId, revision, outbox, deleteTime }) => ({ _id, orderId, revision, outbox, deleteTime }));
   }
 
   /** The process's transitions by `at`, in append order where times are equal. */

@@ -13,6 +13,7 @@ export * from './connect-store';
 export * from './ensure-indexes';
 export * from './commit-result';
 export * from './process-store';
+export * from './process-summary';
 export * from './mongo-process-store';
 export * from './in-memory-process-store';
 export * from './breaker-repository';

@@ -1,8 +1,9 @@
 import { MongoBulkWriteError, MongoServerError, type Collection, type Db } from 'mongodb';
-import type { ProcessDocument, ProcessEventEntry } from '@sas/contracts';
+import type { OutboxEntry, ProcessDocument, ProcessEventEntry } from '@sas/contracts';
 import { CollectionNames } from './collection-names';
 import type { CommitResult } from './commit-result';
-import type { HistoryRecord, ProcessStore } from './process-store';
+import type { HistoryRecord, ProcessStore, QuarantineFields } from './process-store';
+import { OWED_OUTBOX_PROJECTION, PROCESS_SUMMARY_PROJECTION, type OwedOutbox, type ProcessSummary } from './process-summary';
 
 const DUPLICATE_KEY = 11000;
 
@@ -39,16 +40,35 @@ export class MongoProcessStore implements ProcessStore {
     return this.processes.findOne({ orderId });
   }
 
-  findClaimable(now: Date, limit: number): Promise<ProcessDocument[]> {
-    return this.processes.find({ state: 'Pending', notBefore: { $lte: now } }).sort({ notBefore: 1 }).limit(limit).toArray();
+  findClaimable(now: Date, limit: number): Promise<ProcessSummary[]> {
+    return this.processes
+      .find<ProcessSummary>({ state: 'Pending', notBefore: { $lte: now } }, { projection: PROCESS_SUMMARY_PROJECTION })
+      .sort({ notBefore: 1 })
+      .limit(limit)
+      .toArray();
   }
 
-  findExpired(now: Date, limit: number): Promise<ProcessDocument[]> {
+  findExpired(now: Date, limit: number): Promise<ProcessSummary[]> {
     return this.processes
-      .find({ state: { $in: ['Processing', 'Compensating'] }, completeBy: { $lte: now } })
+      .find<ProcessSummary>(
+        { state: { $in: ['Processing', 'Compensating'] }, completeBy: { $lte: now } },
+        { projection: PROCESS_SUMMARY_PROJECTION },
+      )
       .sort({ completeBy: 1 })
       .limit(limit)
       .toArray();
+  }
+
+  async quarantine(processId: string, expectedRevision: number, fields: QuarantineFields, owed: readonly OutboxEntry[]): Promise<CommitResult> {
+    const result = await this.processes.updateOne(
+      { _id: processId, revision: expectedRevision },
+      { $set: { ...fields, outboxSince: fields.updatedAt }, $push: { outbox: { $each: [...owed] } } },
+    );
+    return result.matchedCount === 1 ? { ok: true } : { ok: false, reason: 'conflict' };
+  }
+
+  async expireHistory(processId: string, deleteTime: Date): Promise<void> {
+    await this.events.updateMany({ processId, deleteTime: null }, { $set: { deleteTime } });
   }
 
   async appendEvents(entries: readonly HistoryRecord[]): Promise<void> {
@@ -68,13 +88,13 @@ export class MongoProcessStore implements ProcessStore {
   }
 
   async clearOutbox(processId: string, revision: number): Promise<void> {
-    await this.processes.updateOne({ _id: processId, revision }, { $set: { outbox: [] } });
+    await this.processes.updateOne({ _id: processId, revision }, { $set: { outbox: [], outboxSince: null } });
   }
 
-  findUndelivered(olderThan: Date, limit: number): Promise<ProcessDocument[]> {
+  findUndelivered(olderThan: Date, limit: number): Promise<OwedOutbox[]> {
     return this.processes
-      .find({ 'outbox.0': { $exists: true }, updatedAt: { $lte: olderThan } })
-      .sort({ updatedAt: 1 })
+      .find<OwedOutbox>({ outboxSince: { $lte: olderThan } }, { projection: OWED_OUTBOX_PROJECTION })
+      .sort({ outboxSince: 1 })
       .limit(limit)
       .toArray();
   }

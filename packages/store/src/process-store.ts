@@ -1,8 +1,12 @@
-import type { ProcessDocument, ProcessEventEntry } from '@sas/contracts';
+import type { OutboxEntry, ProcessDocument, ProcessEventEntry } from '@sas/contracts';
 import type { CommitResult } from './commit-result';
+import type { OwedOutbox, ProcessSummary } from './process-summary';
 
 /** A history entry, with a deterministic `_id` when it comes from an outbox. */
 export type HistoryRecord = ProcessEventEntry & { _id?: string };
+
+/** Fields a quarantine sets: the process is given up to an operator without reading it whole. */
+export type QuarantineFields = Pick<ProcessDocument, 'state' | 'lockedBy' | 'completeBy' | 'reason' | 'revision' | 'attempt' | 'updatedAt' | 'deleteTime'>;
 
 /**
  * The state store as the scheduler, supervisor and submission logic see it. Every write is
@@ -16,18 +20,26 @@ export interface ProcessStore {
   commit(next: ProcessDocument, expectedRevision: number): Promise<CommitResult>;
   get(processId: string): Promise<ProcessDocument | null>;
   getByOrderId(orderId: string): Promise<ProcessDocument | null>;
-  /** Pending processes whose notBefore has passed, oldest first. */
-  findClaimable(now: Date, limit: number): Promise<ProcessDocument[]>;
-  /** Held processes whose completeBy has passed, oldest first. */
-  findExpired(now: Date, limit: number): Promise<ProcessDocument[]>;
+  /** Pending processes whose notBefore has passed, oldest first: summaries only, never payloads. */
+  findClaimable(now: Date, limit: number): Promise<ProcessSummary[]>;
+  /** Held processes whose completeBy has passed, oldest first: summaries only, never payloads. */
+  findExpired(now: Date, limit: number): Promise<ProcessSummary[]>;
+  /**
+   * Gives a process that cannot be handled up to an operator (state Error) if its revision is
+   * still `expectedRevision`, appending `owed` to its outbox; the document is not read, so this
+   * works on one that cannot be decoded.
+   */
+  quarantine(processId: string, expectedRevision: number, fields: QuarantineFields, owed: readonly OutboxEntry[]): Promise<CommitResult>;
   /**
    * Appends transitions to the history. An entry with an `_id` that is already stored is skipped,
    * so delivering the same outbox entry twice records it once.
    */
   appendEvents(entries: readonly HistoryRecord[]): Promise<void>;
+  /** Dates the process's undated history entries: it finished, so its history may go after `deleteTime`. */
+  expireHistory(processId: string, deleteTime: Date): Promise<void>;
   /** Empties the process's outbox if its revision is still `revision` (what was delivered is what it held). */
   clearOutbox(processId: string, revision: number): Promise<void>;
-  /** Processes whose outbox still holds entries and which have not changed since `olderThan`: a crash left them owed. */
-  findUndelivered(olderThan: Date, limit: number): Promise<ProcessDocument[]>;
+  /** Processes whose outbox has been owed since `olderThan` or earlier: a crash (or an outage) left them owed. */
+  findUndelivered(olderThan: Date, limit: number): Promise<OwedOutbox[]>;
   history(processId: string): Promise<ProcessEventEntry[]>;
 }
