@@ -4,11 +4,17 @@ import type { Action } from '@sas/workflow';
 import type { Logger } from 'pino';
 import type { Outbox } from './outbox';
 
+/** A dispatch that could not be sent: the engine releases its attempt rather than wait for complete-by. */
+export interface UnsentDispatch {
+  attempt: number;
+  error: string;
+}
+
 /**
  * Performs a committed transition's dispatches and wake-ups (status events and alerts travel in
- * the process's outbox instead). The state is already durable, so a failed send is
- * logged, not thrown: a dispatch that never left is recovered by the supervisor after complete-by,
- * a lost wake-up by the schedulers' poll.
+ * the process's outbox instead). The state is already durable, so a failed send is logged, not
+ * thrown: a dispatch that did not leave is reported back so the engine can release its attempt,
+ * a lost wake-up is covered by the schedulers' poll.
  */
 export class ActionPerformer {
   constructor(
@@ -17,14 +23,19 @@ export class ActionPerformer {
     private readonly logger: Logger,
   ) {}
 
-  async perform(processId: string, actions: readonly Action[]): Promise<void> {
+  /** Performs every action; returns the dispatch that could not be sent, if any. */
+  async perform(processId: string, actions: readonly Action[]): Promise<UnsentDispatch | undefined> {
+    let unsent: UnsentDispatch | undefined;
     for (const action of actions) {
       try {
         await this.performOne(processId, action);
       } catch (e) {
-        this.logger.error({ err: ensureError(e), processId, action: action.type }, 'action not performed; recovery will cover it');
+        const err = ensureError(e);
+        this.logger.error({ err, processId, action: action.type }, 'action not performed; recovery will cover it');
+        if (action.type === 'dispatch') unsent = { attempt: action.request.attempt, error: err.message };
       }
     }
+    return unsent;
   }
 
   private async performOne(processId: string, action: Action): Promise<void> {

@@ -1,6 +1,6 @@
 import type { ProcessDocument } from '@sas/contracts';
 import { ensureError } from '@sas/runtime';
-import type { ProcessStore } from '@sas/store';
+import type { OwedOutbox, ProcessStore } from '@sas/store';
 import type { Logger } from 'pino';
 import type { Outbox } from './outbox';
 
@@ -19,12 +19,16 @@ export class OutboxDelivery {
   ) {}
 
   /** True when everything owed was delivered. Failures are logged, never thrown: the state is already durable. */
-  async deliver(doc: ProcessDocument): Promise<boolean> {
+  async deliver(doc: OwedOutbox | ProcessDocument): Promise<boolean> {
     const owed = doc.outbox ?? [];
     if (owed.length === 0) return true;
     try {
       const history = owed.flatMap((e) => (e.kind === 'history' ? [{ ...e.entry, _id: e.id }] : []));
       await this.store.appendEvents(history);
+      // A finished process dates its whole history (kept undated while it was unfinished) with the
+      // date its terminal transition's entry carries.
+      const dated = history.find((h) => h.deleteTime !== null)?.deleteTime;
+      if (doc.deleteTime && dated) await this.store.expireHistory(doc._id, dated);
       for (const entry of owed) {
         if (entry.kind === 'message') await this.outbox.send(entry.queue, entry.message, { jobId: entry.id });
       }

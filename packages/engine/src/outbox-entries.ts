@@ -17,7 +17,9 @@ export function outboxEntries(
   let n = 0;
   for (const action of actions) {
     if (action.type === 'status') {
-      entries.push({ kind: 'message', id: `${processId}.${revision}.${n++}`, queue: action.replyTo, message: action.event });
+      const id = `${processId}.${revision}.${n++}`;
+      // The event carries its own id, so a receiver deduplicates redeliveries without BullMQ job ids.
+      entries.push({ kind: 'message', id, queue: action.replyTo, message: { ...action.event, eventId: id } });
     } else if (action.type === 'alert') {
       entries.push({ kind: 'message', id: `${processId}.${revision}.${n++}`, queue: QueueNames.alerts, message: action.alert });
     }

@@ -1,13 +1,14 @@
 import type { ProcessDocument } from '@sas/contracts';
-import type { Clock } from '@sas/runtime';
-import type { ProcessStore } from '@sas/store';
-import { transition, type ProcessInput, type WorkflowRegistry } from '@sas/workflow';
+import { ensureError, type Clock } from '@sas/runtime';
+import type { CommitResult, OwedOutbox, ProcessStore, ProcessSummary } from '@sas/store';
+import { WorkflowNotDeployedError, transition, type ProcessInput, type TransitionResult, type WorkflowRegistry } from '@sas/workflow';
 import type { Logger } from 'pino';
-import { ActionPerformer } from './action-performer';
+import { ActionPerformer, type UnsentDispatch } from './action-performer';
 import { OutboxDelivery } from './outbox-delivery';
 import { outboxEntries } from './outbox-entries';
 import type { ApplyOutcome } from './apply-outcome';
 import type { Outbox } from './outbox';
+import { quarantineUpdate } from './quarantine-update';
 
 /** Dependencies of {@link ProcessEngine}. */
 export interface ProcessEngineDeps {
@@ -22,7 +23,15 @@ export interface ProcessEngineDeps {
   logger: Logger;
   /** Reload-and-retry rounds when another writer changed the process first. @default 5 */
   maxConflicts?: number;
+  /**
+   * How long a process whose workflow version is not deployed here may wait for a build that has
+   * it (a rolling deploy) before it is given up to an operator in Error. @default 600000 (10 min)
+   */
+  notDeployedGraceMs?: number;
 }
+
+/** What became of a process this build cannot handle. */
+export type GiveUpOutcome = 'quarantined' | 'waiting' | 'changed';
 
 /**
  * The one way a process changes: load → pure {@link transition} → commit conditionally on the
@@ -39,43 +48,59 @@ export class ProcessEngine {
   }
 
   /** Delivers what a process still owes (after a crash); used by the supervisor's sweep. */
-  deliverOutbox(doc: ProcessDocument): Promise<boolean> {
+  deliverOutbox(doc: OwedOutbox): Promise<boolean> {
     return this.delivery.deliver(doc);
   }
 
-  /** Loads the process and applies the input. */
+  /**
+   * Loads the process and applies the input. A document that cannot be read (it does not decode)
+   * is `unhandleable`; a store that cannot be reached throws, so the caller retries later.
+   */
   async apply(processId: string, input: ProcessInput): Promise<ApplyOutcome> {
-    const doc = await this.deps.store.get(processId);
+    let doc: ProcessDocument | null;
+    try {
+      doc = await this.deps.store.get(processId);
+    } catch (e) {
+      if (isUndecodable(e)) return { kind: 'unhandleable', reason: `its document cannot be read (${ensureError(e).message})`, waitForDeploy: false };
+      throw e;
+    }
     if (!doc) return { kind: 'not-found' };
     return this.applyTo(doc, input);
   }
 
-  /** Applies the input to an already loaded document (e.g. a claim candidate). */
+  /** Applies the input to an already loaded document. */
   async applyTo(loaded: ProcessDocument, input: ProcessInput): Promise<ApplyOutcome> {
     let doc: ProcessDocument | null = loaded;
     const rounds = this.deps.maxConflicts ?? 5;
     for (let round = 0; round < rounds && doc; round++) {
-      const workflow = this.deps.registry.get(doc.workflow, doc.workflowVersion);
-      const result = transition(doc, input, {
-        workflow,
-        now: this.deps.clock.now(),
-        who: this.deps.who,
-        replyQueue: this.deps.replyQueue,
-      });
-      if (!result.applied) return { kind: 'ignored', reason: result.reason };
+      let result: TransitionResult;
+      try {
+        const workflow = this.deps.registry.get(doc.workflow, doc.workflowVersion);
+        result = transition(doc, input, { workflow, now: this.deps.clock.now(), who: this.deps.who, replyQueue: this.deps.replyQueue });
+      } catch (e) {
+        // The pure transition threw: no retry can change that, only a deploy (or an operator) can.
+        return { kind: 'unhandleable', reason: ensureError(e).message, waitForDeploy: e instanceof WorkflowNotDeployedError };
+      }
+      if (!result.applied) {
+        return { kind: 'ignored', reason: result.reason, ...(result.alreadyApplied !== undefined ? { alreadyApplied: result.alreadyApplied } : {}) };
+      }
       // History, status events and alerts are committed with the transition (a transactional
       // outbox), so a crash right after the commit cannot lose them.
+      const outbox = [...(doc.outbox ?? []), ...outboxEntries(doc._id, result.next.revision, result.actions, result.history)];
       const next: ProcessDocument = {
         ...result.next,
-        outbox: [...(doc.outbox ?? []), ...outboxEntries(doc._id, result.next.revision, result.actions, result.history)],
+        outbox,
+        outboxSince: outbox.length > 0 ? (doc.outboxSince ?? result.next.updatedAt) : null,
       };
-      const committed = await this.deps.store.commit(next, doc.revision);
+      const committed = await this.commit(next, doc.revision);
       if (committed.ok) {
-        const log = this.deps.logger.child({ processId: doc._id, orderId: doc.orderId, attempt: next.attempt });
+        const log = this.deps.logger.child({ processId: doc._id, orderId: doc.orderId, attempt: next.attempt, revision: next.revision });
         log.info({ from: doc.state, to: next.state, step: result.history.step }, result.history.why);
         const delivered = await this.delivery.deliver(next);
-        await this.performer.perform(doc._id, result.actions);
-        return { kind: 'applied', process: delivered ? { ...next, outbox: [] } : next, why: result.history.why };
+        const current: ProcessDocument = delivered ? { ...next, outbox: [], outboxSince: null } : next;
+        const unsent = await this.performer.perform(doc._id, result.actions);
+        if (unsent && input.type !== 'undelivered') return this.releaseUnsent(current, unsent, result.history.why);
+        return { kind: 'applied', process: current, why: result.history.why };
       }
       // Lost the race: if it was a claim, someone else has it; otherwise re-evaluate.
       if (input.type === 'claim') return { kind: 'ignored', reason: 'claimed by another scheduler' };
@@ -83,4 +108,78 @@ export class ProcessEngine {
     }
     return doc ? { kind: 'contended' } : { kind: 'not-found' };
   }
+
+  /**
+   * Gives up a process this build cannot handle: in Error with an alert, unless its workflow
+   * version may still arrive with a deploy and it has not waited `notDeployedGraceMs` yet.
+   */
+  async giveUp(summary: ProcessSummary, outcome: Extract<ApplyOutcome, { kind: 'unhandleable' }>): Promise<GiveUpOutcome> {
+    const now = this.deps.clock.now();
+    const log = this.deps.logger.child({ processId: summary._id, orderId: summary.orderId });
+    const waitedMs = now - summary.updatedAt.getTime();
+    const graceMs = this.deps.notDeployedGraceMs ?? 600_000;
+    if (outcome.waitForDeploy && waitedMs < graceMs) {
+      log.error({ reason: outcome.reason, waitedMs, graceMs }, 'cannot handle process yet; it goes to Error if no build that has its workflow handles it in time');
+      return 'waiting';
+    }
+    const update = quarantineUpdate(summary, outcome.reason, now, this.deps.who);
+    const written = await this.deps.store.quarantine(summary._id, summary.revision, update.fields, update.owed);
+    if (!written.ok) return 'changed';
+    log.error({ reason: outcome.reason }, `ALERT ProcessError: process cannot be handled and is now in Error: ${outcome.reason}`);
+    return 'quarantined';
+  }
+
+  /**
+   * Commits, and when the store's answer is lost (the write may or may not have happened) reads
+   * the process back to find out: taking a write that happened for one that did not would leave
+   * its dispatch unsent and the step held until complete-by. Still unknown (the read fails too):
+   * the error goes to the caller, which retries the input.
+   */
+  private async commit(next: ProcessDocument, expectedRevision: number): Promise<CommitResult> {
+    try {
+      return await this.deps.store.commit(next, expectedRevision);
+    } catch (e) {
+      const stored = await this.deps.store.get(next._id).catch(() => {
+        throw e;
+      });
+      if (stored && isSameWrite(stored, next)) {
+        this.deps.logger.warn({ err: ensureError(e), processId: next._id }, 'commit answer lost, but the write is stored; going on');
+        return { ok: true };
+      }
+      if (stored && stored.revision === expectedRevision) throw e; // not written: the caller retries
+      return { ok: false, reason: 'conflict' };
+    }
+  }
+
+  /** The committed dispatch did not leave: release its attempt for another claim, without a failure. */
+  private async releaseUnsent(current: ProcessDocument, unsent: UnsentDispatch, why: string): Promise<ApplyOutcome> {
+    try {
+      const released = await this.applyTo(current, { type: 'undelivered', attempt: unsent.attempt, error: unsent.error });
+      if (released.kind === 'applied') return released;
+    } catch (e) {
+      // The supervisor recovers the attempt after its complete-by, as for any lost dispatch.
+      this.deps.logger.error({ err: ensureError(e), processId: current._id }, 'could not release an unsent dispatch; the supervisor recovers it after complete-by');
+    }
+    return { kind: 'applied', process: current, why };
+  }
+}
+
+/**
+ * Whether the stored document is the one this engine wrote: same revision, and the same state,
+ * attempt, lock holder and timestamp, which another writer of that revision cannot all share
+ * (a competing scheduler holds another instance id; the supervisor moves to another state).
+ */
+function isSameWrite(stored: ProcessDocument, next: ProcessDocument): boolean {
+  return (
+    stored.revision === next.revision &&
+    stored.state === next.state &&
+    stored.attempt === next.attempt &&
+    stored.lockedBy === next.lockedBy &&
+    stored.updatedAt.getTime() === next.updatedAt.getTime()
+  );
+}
+
+/** A document the driver (or the in-memory store's clone) cannot decode: too deep, or malformed BSON. */
+function isUndecodable(e: unknown): boolean {
+  return e instanceof RangeError || (e instanceof Error && e.name === 'BSONError');
 }
