@@ -33,6 +33,46 @@ function opQuery(requestId: number, collection: string, query: Document): Buffer
   return out;
 }
 
+/**
+ * The bytes of a document nested `levels` deep (the root counts), built without recursion so that
+ * no encoder's stack limits the depth: each level is `{ a: ... }` (or `[ ... ]`), the innermost
+ * is empty. The official driver's own encoder overflows its stack near 2,000 levels.
+ */
+function deepBytes(levels: number, kind: 'object' | 'array'): Buffer {
+  const type = kind === 'object' ? 0x03 : 0x04;
+  const key = kind === 'object' ? 0x61 : 0x30; // 'a', or array index '0'
+  const total = 5 + 8 * (levels - 1);
+  const out = Buffer.alloc(total);
+  for (let level = 0; level < levels; level++) {
+    const start = 7 * level;
+    out.writeInt32LE(total - 8 * level, start);
+    if (level < levels - 1) out.set([type, key, 0], start + 4);
+    out[total - 1 - level] = 0;
+  }
+  return out;
+}
+
+/** `{ insert: collection, $db: db, documents: [document] }` as raw BSON, around already-encoded document bytes. */
+function rawInsert(db: string, collection: string, document: Buffer): Buffer {
+  const head = Buffer.from(serialize({ insert: collection, $db: db }));
+  const array = Buffer.concat([Buffer.alloc(4), Buffer.from([0x03, 0x30, 0]), document, Buffer.from([0])]);
+  array.writeInt32LE(array.length, 0);
+  const element = Buffer.concat([Buffer.from([0x04]), Buffer.from('documents\0'), array]);
+  const body = Buffer.concat([head.subarray(0, head.length - 1), element, Buffer.from([0])]);
+  body.writeInt32LE(body.length, 0);
+  return body;
+}
+
+/** An OP_MSG around an already-encoded body. */
+function rawOpMsg(requestId: number, body: Buffer): Buffer {
+  const out = Buffer.alloc(21 + body.length);
+  out.writeInt32LE(out.length, 0);
+  out.writeInt32LE(requestId, 4);
+  out.writeInt32LE(2013, 12);
+  body.copy(out, 21);
+  return out;
+}
+
 /** A raw wire client that collects whole replies. */
 class RawClient {
   private buffered = Buffer.alloc(0);
@@ -131,6 +171,58 @@ describe('EmbeddedMongoServer on the wire', () => {
     await raw.waitForReplies(1);
     expect(raw.replies).toHaveLength(1);
     expect(raw.replies[0]).toMatchObject({ responseTo: 2, body: { n: 1, ok: 1 } });
+  });
+
+  it.each(['object', 'array'] as const)(
+    'answers Overflow (15) to a command nested 100,000 levels by %s and keeps serving every connection',
+    async (kind) => {
+      const raw = await client();
+      raw.socket.write(rawOpMsg(1, rawInsert('wire', 'c', deepBytes(100_000, kind))));
+      await raw.waitForReplies(1);
+      expect(raw.replies[0]).toMatchObject({
+        responseTo: 1,
+        body: { ok: 0, code: 15, codeName: 'Overflow' },
+      });
+      expect(String(raw.replies[0]?.body['errmsg'])).toContain('BSONObj exceeds maximum nested object depth');
+      raw.socket.write(opMsg(2, { count: 'c', $db: 'wire' }));
+      await raw.waitForReplies(2);
+      expect(raw.replies[1]).toMatchObject({ responseTo: 2, body: { n: 0, ok: 1 } });
+      const other = await MongoClient.connect(server.url, { serverSelectionTimeoutMS: 5000 });
+      try {
+        expect(await other.db('admin').command({ ping: 1 })).toMatchObject({ ok: 1 });
+      } finally {
+        await other.close();
+      }
+    },
+  );
+
+  it('parses a command nested 201 levels counting its root, and refuses one nested 202', async () => {
+    const raw = await client();
+    // The body is level 1, `documents` level 2, so a 199-level document reaches level 201: it
+    // parses, then fails the 180-level storage limit as a write error; one more level fails parsing.
+    raw.socket.write(rawOpMsg(1, rawInsert('wire', 'c', deepBytes(199, 'object'))));
+    raw.socket.write(rawOpMsg(2, rawInsert('wire', 'c', deepBytes(200, 'object'))));
+    await raw.waitForReplies(2);
+    expect(raw.replies[0]?.body).toMatchObject({
+      ok: 1,
+      n: 0,
+      writeErrors: [
+        { index: 0, code: 15, errmsg: 'cannot insert document because it exceeds 180 levels of nesting' },
+      ],
+    });
+    expect(raw.replies[1]?.body).toMatchObject({ ok: 0, code: 15, codeName: 'Overflow' });
+  });
+
+  it('closes only the offending connection when a deeply nested message is malformed', async () => {
+    const raw = await client();
+    const bytes = deepBytes(100_000, 'object');
+    bytes.writeInt32LE(3, 7 * 50); // an impossible length 50 levels down
+    raw.socket.write(rawOpMsg(1, rawInsert('wire', 'c', bytes)));
+    await once(raw.socket, 'close');
+    const other = await client();
+    other.socket.write(opMsg(2, { ping: 1, $db: 'admin' }));
+    await other.waitForReplies(1);
+    expect(other.replies[0]?.body).toMatchObject({ ok: 1 });
   });
 
   it('closes the connection on an unknown opcode', async () => {

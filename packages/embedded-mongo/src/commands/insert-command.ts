@@ -1,6 +1,7 @@
 import { ObjectId } from 'bson';
 import { isPlainObject, type Doc } from '../bson/bson-types';
 import { CommandError } from '../errors/command-error';
+import { checkInsertDepth } from '../storage/nesting-limit';
 import type { CommandHandler } from './command-context';
 import { checkFields } from './command-fields';
 import { runStatements, withWriteErrors } from './write-errors';
@@ -12,8 +13,8 @@ function withIdFirst(doc: Doc): Doc {
 }
 
 /**
- * `insert`: stores each document, creating the collection on first write. Duplicate keys become
- * `writeErrors` with `ok: 1`; ordered inserts stop at the first error, unordered ones continue.
+ * `insert`: stores each document, creating the collection on first write. Duplicate keys and
+ * documents nested past MongoDB's 180 levels become `writeErrors` with `ok: 1`; ordered inserts stop at the first error, unordered ones continue.
  */
 export const insert: CommandHandler = (cmd, db, ctx) => {
   checkFields(cmd, ['documents', 'ordered', 'bypassDocumentValidation'], ['let']);
@@ -25,6 +26,7 @@ export const insert: CommandHandler = (cmd, db, ctx) => {
   const writeErrors = runStatements(documents, cmd['ordered'] !== false, (doc: unknown) => {
     if (!isPlainObject(doc))
       throw new CommandError('TypeMismatch', 'each document to insert must be an object');
+    checkInsertDepth(doc);
     collection.insert(withIdFirst(doc));
     n++;
   });

@@ -131,3 +131,20 @@ describe('buildUpsertDocument', () => {
     });
   });
 });
+
+describe('UpdateApplier and the 180-level storage limit', () => {
+  it('refuses a $set on a 100,000-part dotted path with Overflow, in bounded stack', () => {
+    const path = Array.from({ length: 100_000 }, () => 'p').join('.');
+    const error = errorOf(() => apply({ _id: 1 }, { $set: { [path]: 1 } }));
+    expect({ code: error.code, message: error.message }).toEqual({
+      code: 15,
+      message: 'Document exceeds maximum nesting depth of 180',
+    });
+  });
+
+  it('counts fields, not levels, as MongoDB storage validation does: an empty document at level 181 passes', () => {
+    const atLimit = Array.from({ length: 180 }, () => 'p').join('.');
+    expect(() => apply({ _id: 1 }, { $set: { [atLimit]: {} } })).not.toThrow();
+    expect(errorOf(() => apply({ _id: 1 }, { $set: { [atLimit]: { x: 1 } } })).code).toBe(15);
+  });
+});

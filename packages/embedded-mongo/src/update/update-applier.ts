@@ -5,6 +5,7 @@ import { deepClone } from '../bson/deep-clone';
 import { formatValue } from '../bson/format-value';
 import { CommandError, notImplemented } from '../errors/command-error';
 import { isArrayIndex, splitPath } from '../query/field-path';
+import { checkStoredDepth } from '../storage/nesting-limit';
 import { addNumbers } from './bson-arithmetic';
 import { getDirect, setPath, unsetPath } from './update-paths';
 
@@ -155,9 +156,19 @@ export class UpdateApplier {
     return this.replacement !== undefined;
   }
 
-  /** Returns the updated copy of `doc`; `doc` itself is never modified. */
+  /**
+   * Returns the updated copy of `doc`; `doc` itself is never modified. The result is validated
+   * for storage as MongoDB's update driver does, so an update, replacement or upsert that would
+   * nest the document past 180 levels fails with Overflow (15) and nothing is written.
+   */
   apply(doc: Doc, options: ApplyOptions): Doc {
-    if (this.replacement !== undefined) return this.applyReplacement(doc);
+    const next =
+      this.replacement !== undefined ? this.applyReplacement(doc) : this.applyOperators(doc, options);
+    checkStoredDepth(next);
+    return next;
+  }
+
+  private applyOperators(doc: Doc, options: ApplyOptions): Doc {
     const next = deepClone(doc);
     for (const entry of this.entries) this.applyEntry(next, entry, options);
     if (

@@ -15,13 +15,18 @@ function readCString(message: Buffer, offset: number): { value: string; next: nu
   return { value: message.toString('utf8', offset, end), next: end + 1 };
 }
 
+/** The flag bits of an OP_MSG, readable even when its sections cannot be decoded. */
+export function readOpMsgFlags(message: Buffer): number {
+  return message.readUInt32LE(HEADER_SIZE);
+}
+
 /**
  * Decodes an OP_MSG: the kind-0 section is the command; each kind-1 section (`documents`,
  * `updates`, `deletes`) is a document sequence merged into the command as an array field. A
  * trailing CRC-32C checksum, when flagged, is skipped rather than verified (loopback only).
  */
 export function decodeOpMsg(message: Buffer): OpMsgRequest {
-  const flags = message.readUInt32LE(HEADER_SIZE);
+  const flags = readOpMsgFlags(message);
   const end = message.length - (flags & OpMsgFlags.checksumPresent ? 4 : 0);
   let offset = HEADER_SIZE + 4;
   let body: Doc | undefined;

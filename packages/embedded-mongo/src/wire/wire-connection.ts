@@ -3,21 +3,38 @@ import type { Doc } from '../bson/bson-types';
 import type { CommandContext } from '../commands/command-context';
 import type { CommandDispatcher } from '../commands/command-dispatcher';
 import { helloReply, MAX_MESSAGE_SIZE_BYTES } from '../commands/handshake-commands';
+import { CommandError } from '../errors/command-error';
 import { ErrorCodes } from '../errors/error-codes';
 import type { LogSink } from '../log-sink';
 import { MessageFramer } from './message-framer';
 import { readHeader } from './message-header';
 import { OpCode, OpMsgFlags } from './op-codes';
-import { decodeOpMsg, encodeOpMsg } from './op-msg';
+import { decodeOpMsg, encodeOpMsg, readOpMsgFlags } from './op-msg';
 import { decodeOpQuery, encodeOpReply } from './op-query';
 
 const LEGACY_HELLO = new Set(['hello', 'isMaster', 'ismaster']);
 
 /**
+ * Runs `answer`, turning a CommandError thrown while decoding the message (a document nested
+ * past MongoDB's limit) into the error reply MongoDB sends: it keeps the connection open for
+ * such user-caused parse errors. Anything else propagates and closes the connection.
+ */
+function answerParseError(answer: () => Doc): Doc {
+  try {
+    return answer();
+  } catch (error) {
+    if (error instanceof CommandError) return error.toReply();
+    throw error;
+  }
+}
+
+/**
  * One client connection: frames the byte stream into messages, answers the legacy OP_QUERY
  * handshake with OP_REPLY, runs every OP_MSG command through the dispatcher and replies with
- * OP_MSG (nothing when the client set `moreToCome`). A malformed stream or an opcode this
- * server does not speak closes the connection, since it cannot be answered meaningfully.
+ * OP_MSG (nothing when the client set `moreToCome`). A message nested past MongoDB's BSON depth
+ * limit is answered with MongoDB's Overflow error and the connection stays open, as in MongoDB;
+ * a malformed stream or an opcode this server does not speak closes the connection, since it
+ * cannot be answered meaningfully.
  */
 export class WireConnection {
   private readonly framer = new MessageFramer(MAX_MESSAGE_SIZE_BYTES);
@@ -54,14 +71,20 @@ export class WireConnection {
     const header = readHeader(message);
     switch (header.opCode) {
       case OpCode.OP_MSG: {
-        const { flags, command } = decodeOpMsg(message);
-        const reply = this.dispatcher.dispatch(command, this.context);
+        const flags = readOpMsgFlags(message);
+        const reply = answerParseError(() => {
+          const { command } = decodeOpMsg(message);
+          return this.dispatcher.dispatch(command, this.context);
+        });
         if ((flags & OpMsgFlags.moreToCome) === 0) this.socket.write(encodeOpMsg(header.requestId, reply));
         return;
       }
       case OpCode.OP_QUERY: {
-        const { collection, query } = decodeOpQuery(message);
-        this.socket.write(encodeOpReply(header.requestId, this.answerLegacy(collection, query)));
+        const reply = answerParseError(() => {
+          const { collection, query } = decodeOpQuery(message);
+          return this.answerLegacy(collection, query);
+        });
+        this.socket.write(encodeOpReply(header.requestId, reply));
         return;
       }
       default:
