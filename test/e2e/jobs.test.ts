@@ -43,7 +43,8 @@ describe('persistent job scheduling (real processes, private Redis)', () => {
     jobSpecificationKey: key,
     jobRequestor: 'e2e',
     ...timing,
-    triggerCommand: { type: 'submit', workflow: 'fast-fulfilment', payload: { sku: 'kettle', quantity: 1, amount: 100 } },
+    // replyTo: the orders' status events reach the fixture's collector, so a Duplicate one would be seen.
+    triggerCommand: { type: 'submit', workflow: 'fast-fulfilment', payload: { sku: 'kettle', quantity: 1, amount: 100 }, replyTo: fx.replyTo },
     triggerIdentifier,
     failureCommand: { queue: 'e2e.job-failures', message: { key } },
     failureIdentifier: `${key}-failed`,
@@ -54,6 +55,33 @@ describe('persistent job scheduling (real processes, private Redis)', () => {
     const prefix = `${triggerIdentifier}@`;
     const docs = await fx.processes({ orderId: { $gte: prefix, $lt: `${triggerIdentifier}A` } });
     return docs.map((d) => Date.parse(d.orderId.slice(prefix.length))).sort((a, b) => a - b);
+  }
+
+  /** `job fired` lines of one job from every scheduler process and every run, counted per fire time (ms). */
+  function firingsLogged(key: string): Map<number, number> {
+    const counts = new Map<number, number>();
+    for (const line of fx.system.byRole('scheduler').flatMap((s) => s.lines)) {
+      if (line.json?.['msg'] !== 'job fired' || line.json['job'] !== key) continue;
+      const fireTime = Date.parse(String(line.json['fireTime']));
+      counts.set(fireTime, (counts.get(fireTime) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  /**
+   * Each fire time fired once. The orders alone cannot show a double firing: MongoDB's unique
+   * orderId index (and BullMQ's jobId) absorb the second one. The runner's own evidence can: no
+   * (job, fire time) is logged as fired twice across the schedulers, and no order of the job was
+   * answered Duplicate. With `everyOrderLogged`, every order's fire time must have its line, so the
+   * check is not vacuous (left out where a SIGKILL may cut a line off).
+   */
+  async function expectEachFireTimeFiredOnce(key: string, triggerIdentifier: string, everyOrderLogged = true): Promise<void> {
+    const logged = firingsLogged(key);
+    expect([...logged].filter(([, n]) => n > 1).map(([t, n]) => `${new Date(t).toISOString()} fired ${n} times`)).toEqual([]);
+    expect(logged.size).toBeGreaterThan(0);
+    if (everyOrderLogged) expect((await fireTimesOf(triggerIdentifier)).filter((t) => !logged.has(t))).toEqual([]);
+    const duplicates = fx.statuses.messages.filter((m) => (m.orderId ?? '').startsWith(`${triggerIdentifier}@`) && m.status === 'Duplicate');
+    expect(duplicates).toEqual([]);
   }
 
   const job = (key: string): Promise<JobSpecificationDocument | null> =>
@@ -90,6 +118,8 @@ describe('persistent job scheduling (real processes, private Redis)', () => {
     const orderId = `once@${instant.toISOString()}`;
     await fx.waitForStates([orderId], ['Processed'], 30_000);
     expect(await fireTimesOf('once')).toEqual([instant.getTime()]);
+    // The order's status events do reach the collector, so the Duplicate check below can see one.
+    await fx.stack.waitFor(() => fx.statusesOf(orderId).includes('Received'), { timeoutMs: 20_000, description: 'the order Received status event' });
     await fx.stack.waitFor(async () => (await currentStatus('once'))?.executionStatus === 'TRIGGERED', {
       timeoutMs: 10_000,
       description: 'the one-off job to be TRIGGERED',
@@ -98,6 +128,8 @@ describe('persistent job scheduling (real processes, private Redis)', () => {
     expect(shown.out).toMatch(/status TRIGGERED {2}current entry TRIGGERED/);
     expect(shown.out).toMatch(/finished: removed after /);
     expect((await job('once'))?.deleteTime).not.toBeNull();
+    await waitForRunnerPolls(3);
+    await expectEachFireTimeFiredOnce('once', 'once');
   });
 
   it('fires a recurring job every second until it is canceled, and never after', async () => {
@@ -116,7 +148,7 @@ describe('persistent job scheduling (real processes, private Redis)', () => {
     await waitForRunnerPolls(5);
     expect(await fireTimesOf('tick')).toEqual(afterCancel);
     expect(Math.max(...afterCancel)).toBeLessThanOrEqual(cancelEntry.updatedTime.getTime());
-    expect(new Set(afterCancel).size).toBe(afterCancel.length);
+    await expectEachFireTimeFiredOnce('every-second', 'tick');
     expect(sas(['jobs', 'cancel', 'every-second']).out).toMatch(/refused: Job 'every-second' is CANCELED; only SCHEDULED jobs can be canceled/);
   });
 
@@ -163,7 +195,7 @@ describe('persistent job scheduling (real processes, private Redis)', () => {
     });
     const fired = await fireTimesOf('crash');
     expect(fired.filter((t) => t >= firstMissed && t <= lateFire)).toEqual([lateFire]);
-    expect(new Set(fired).size).toBe(fired.length);
+    await expectEachFireTimeFiredOnce('crash-tick', 'crash', false);
     const lateFirings = restarted!.lines.filter((l) => l.json?.['msg'] === 'job fired' && l.json?.['job'] === 'crash-tick' && l.json?.['missedSince']);
     expect(lateFirings).toHaveLength(1);
   });

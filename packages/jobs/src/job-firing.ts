@@ -1,6 +1,7 @@
-import type { JobExecutionStatusEntry, JobFiringInFlight, JobSpecificationDocument } from '@sas/contracts';
-import { ensureError } from '@sas/runtime';
+import type { JobExecutionStatusEntry, JobSpecificationDocument } from '@sas/contracts';
+import { ensureError, PermanentError } from '@sas/runtime';
 import type { Logger } from 'pino';
+import { retryDelayMs, retryStateOf, type FiringRetryPolicy, type RetryingFiring } from './firing-retry';
 import { failureMessage, triggerMessage } from './job-messages';
 import type { JobOutbox } from './job-outbox';
 import { isFinished, statusesAfterFiring } from './job-status-transitions';
@@ -17,23 +18,32 @@ export interface FiringContext {
   /** How long finished jobs and their history stay before the TTL removes them. */
   retentionMs: number;
   lateToleranceMs: number;
+  retry: FiringRetryPolicy;
 }
 
 /** How one firing ended. */
 export type FiringOutcome =
   | { kind: 'fired' | 'failed'; fireTime: Date }
+  /** An attempt failed transiently; the firing stays in flight and is tried again at `retryAt`. */
+  | { kind: 'retrying'; fireTime: Date; attempts: number; retryAt: Date }
   /** Another runner changed the job first, or the job was canceled while the firing was in flight. */
   | { kind: 'lost' | 'canceled' | 'not-due' };
 
+/** What an attempt got done before it stopped; kept in the in-flight firing so the next attempt does not redo it. */
+interface Progress {
+  sent: boolean;
+  failedReason: string | null;
+}
+
 /**
  * Fires a due job once: claims the firing with a conditional update that also moves the job to
- * its next fire time and marks the firing in flight, then sends the trigger, then settles.
- * Missed occurrences collapse into this one firing (see `planFiring`).
+ * its next fire time and marks the firing in flight, then sends the trigger, records the status
+ * entries, and settles. Missed occurrences collapse into this one firing (see `planFiring`).
  */
 export async function fireDueJob(ctx: FiringContext, job: JobSpecificationDocument, now: Date): Promise<FiringOutcome> {
   const plan = planFiring(job, now, ctx.lateToleranceMs);
   if (!plan) return { kind: 'not-due' };
-  const inFlight: JobFiringInFlight = {
+  const inFlight: RetryingFiring = {
     fireTime: plan.fireTime,
     by: ctx.instanceId,
     claimedAt: now,
@@ -42,64 +52,100 @@ export async function fireDueJob(ctx: FiringContext, job: JobSpecificationDocume
     missedSince: plan.missedSince,
   };
   const claim = { nextFireTime: plan.nextFireTime, lastFireTime: plan.fireTime, inFlight, now };
-  if (!(await ctx.store.claimFiring(job._id, job.revision, claim))) return { kind: 'lost' };
-  return runClaimedFiring(ctx, { ...job, ...claim, revision: job.revision + 1 }, inFlight, now);
+  return claimAndRun(ctx, job, claim, now);
 }
 
 /**
- * Takes over a firing whose runner died between claiming and settling it, and does it again.
- * The receivers deduplicate (same orderId, same BullMQ job id, same key and fire time), so a
- * firing that had in fact been sent is not delivered twice.
+ * Tries again a firing left in flight: one whose last attempt failed transiently (its `retryAt`
+ * has come), or whose runner stopped between claiming and settling it (stale). The receivers
+ * deduplicate (same orderId, same BullMQ job id), so a trigger that had in fact gone out is not
+ * delivered twice; one known to have gone out is not sent again.
  */
-export async function redoStaleFiring(ctx: FiringContext, job: JobSpecificationDocument, now: Date): Promise<FiringOutcome> {
+export async function retryInFlightFiring(ctx: FiringContext, job: JobSpecificationDocument, now: Date): Promise<FiringOutcome> {
   if (!job.inFlight) return { kind: 'not-due' };
-  const inFlight: JobFiringInFlight = { ...job.inFlight, by: ctx.instanceId, claimedAt: now };
+  const previous = retryStateOf(job.inFlight);
+  const inFlight: RetryingFiring = { ...job.inFlight, by: ctx.instanceId, claimedAt: now, retryAt: null };
   const claim = { nextFireTime: job.nextFireTime, lastFireTime: job.lastFireTime, inFlight, now };
-  if (!(await ctx.store.claimFiring(job._id, job.revision, claim))) return { kind: 'lost' };
-  ctx.logger.warn({ job: job.jobSpecificationKey, fireTime: inFlight.fireTime, previousRunner: job.inFlight.by }, 'redoing a firing whose runner stopped before settling it');
-  return runClaimedFiring(ctx, { ...job, ...claim, revision: job.revision + 1 }, inFlight, now);
+  const fields = { job: job.jobSpecificationKey, fireTime: inFlight.fireTime, previousRunner: job.inFlight.by, attempts: previous.attempts ?? 0 };
+  if (previous.retryAt) ctx.logger.info({ ...fields, lastError: previous.lastError }, 'retrying a firing whose last attempt failed');
+  else ctx.logger.warn(fields, 'redoing a firing whose runner stopped before settling it');
+  return claimAndRun(ctx, job, claim, now);
 }
 
-async function runClaimedFiring(
+/** Claims the firing (conditional on the job's revision), then runs it. */
+async function claimAndRun(
   ctx: FiringContext,
   job: JobSpecificationDocument,
-  inFlight: JobFiringInFlight,
+  claim: { nextFireTime: Date | null; lastFireTime: Date | null; inFlight: RetryingFiring; now: Date },
   now: Date,
 ): Promise<FiringOutcome> {
+  const claimed = { ...job, ...claim, revision: job.revision + 1 };
+  const progress = progressOf(claim.inFlight);
+  try {
+    if (!(await ctx.store.claimFiring(job._id, job.revision, claim))) return { kind: 'lost' };
+  } catch (e) {
+    // The claim may have been applied with only its answer lost: then it is ours, so plan its retry
+    // now rather than after the in-flight timeout. If it was not applied, the defer matches nothing.
+    return deferAfterFailure(ctx, claimed, claim.inFlight, progress, ensureError(e), now);
+  }
+  return runClaimedFiring(ctx, claimed, claim.inFlight, now);
+}
+
+function progressOf(inFlight: RetryingFiring): Progress {
+  const state = retryStateOf(inFlight);
+  return { sent: state.sent === true, failedReason: state.failedReason ?? null };
+}
+
+async function runClaimedFiring(ctx: FiringContext, job: JobSpecificationDocument, inFlight: RetryingFiring, now: Date): Promise<FiringOutcome> {
+  const progress = progressOf(inFlight);
+  try {
+    return await attemptFiring(ctx, job, inFlight, progress, now);
+  } catch (e) {
+    // A transient failure of the send or of any store call: nothing is lost, the firing stays in
+    // flight with what this attempt achieved, and is tried again after a backoff.
+    return deferAfterFailure(ctx, job, inFlight, progress, ensureError(e), now);
+  }
+}
+
+/**
+ * One attempt: send the trigger (unless an earlier attempt did, or decided the firing failed),
+ * append the status entries, and settle. Every step is idempotent, so an attempt that stops at
+ * any point can be repeated: entries have deterministic ids, sends have deterministic job ids.
+ */
+async function attemptFiring(ctx: FiringContext, job: JobSpecificationDocument, inFlight: RetryingFiring, progress: Progress, now: Date): Promise<FiringOutcome> {
   const { fireTime } = inFlight;
   const log = ctx.logger.child({ job: job.jobSpecificationKey, fireTime });
   // Decided again from the stored job rather than carried over, so a redone firing decides the same way.
-  let reason = oneOffExclusion(job, fireTime);
-  if (reason === null) {
+  progress.failedReason ??= oneOffExclusion(job, fireTime);
+  if (progress.failedReason === null && !progress.sent) {
     const out = triggerMessage(job, fireTime);
     try {
       await ctx.outbox.send(out.queue, out.message, { jobId: out.jobId });
+      progress.sent = true;
     } catch (e) {
-      reason = `could not send the trigger to queue '${out.queue}': ${ensureError(e).message}`;
+      const error = ensureError(e);
+      const attempts = (retryStateOf(inFlight).attempts ?? 0) + 1;
+      if (error instanceof PermanentError) progress.failedReason = `could not send the trigger to queue '${out.queue}': ${error.message}`;
+      else if (attempts >= ctx.retry.maxFiringAttempts) {
+        progress.failedReason = `could not send the trigger to queue '${out.queue}' in ${attempts} attempts; last error: ${error.message}`;
+      } else throw error;
     }
   }
+  const reason = progress.failedReason;
   const sent = reason === null;
-  if (reason !== null) await sendFailureCommand(ctx, job, fireTime, reason, log);
+  if (reason !== null) await sendFailureCommand(ctx, job, inFlight, reason, log);
 
   const statuses = statusesAfterFiring(sent, job.nextFireTime !== null);
-  const finish = isFinished(statuses.status) ? { status: statuses.status, deleteTime: new Date(now.getTime() + ctx.retentionMs) } : null;
-  const settled = await ctx.store.settleFiring(job._id, fireTime, ctx.instanceId, finish, now);
-  if (!settled) {
-    log.warn('another runner took this firing over before it was settled; it records the outcome');
-    return { kind: 'lost' };
-  }
-  if (settled.status === 'CANCELED') {
-    log.info({ sent }, 'job was canceled while this firing was in flight; no status recorded for it');
-    return { kind: 'canceled' };
-  }
+  const finish = isFinished(statuses.status) ? { status: statuses.status, deleteTime: firingDeleteTime(inFlight, ctx.retentionMs) } : null;
   const entries: JobExecutionStatusEntry[] = statuses.entries.map((status, i) =>
     statusEntry({
       job,
       status,
       at: now,
       // The FAILED entry belongs to the claimed revision, the status after it to the settled one.
-      revision: settled.revision - (statuses.entries.length - 1 - i),
+      revision: job.revision + 1 - (statuses.entries.length - 1 - i),
       by: ctx.instanceId,
+      // History lives as long as its job: entries of a job that goes on keep no deleteTime.
       deleteTime: finish ? finish.deleteTime : null,
       fireTime,
       nextFireTime: status === 'SCHEDULED' ? job.nextFireTime : null,
@@ -107,22 +153,80 @@ async function runClaimedFiring(
       lateness: inFlight,
     }),
   );
+  // Recorded before the settle, which is the commit point: a settled firing has its entries.
   await ctx.store.appendStatuses(entries);
-  // Only the newest entries of a recurring job are worth keeping; a finished job keeps its history until it goes.
-  await ctx.store.expireStatuses(job._id, finish ? [] : entries.map((e) => e._id), finish ? finish.deleteTime : now);
+  if (finish) await ctx.store.expireStatuses(job._id, [], finish.deleteTime);
+  const settled = await ctx.store.settleFiring(job._id, fireTime, ctx.instanceId, finish, now);
+  if (!settled) {
+    log.warn('another runner took this firing over before it was settled; it records the outcome');
+    return { kind: 'lost' };
+  }
+  if (settled.status === 'CANCELED') {
+    await expireAfterCancel(ctx, job, settled, log);
+    log.info({ sent }, 'job was canceled while this firing was in flight');
+    return { kind: 'canceled' };
+  }
   const details = { status: statuses.status, nextFireTime: job.nextFireTime, late: inFlight.late, lateByMs: inFlight.lateByMs, missedSince: inFlight.missedSince };
   if (sent) log.info(details, 'job fired');
   else log.warn({ ...details, reason }, 'job firing failed');
   return { kind: sent ? 'fired' : 'failed', fireTime };
 }
 
-async function sendFailureCommand(ctx: FiringContext, job: JobSpecificationDocument, fireTime: Date, reason: string, log: Logger): Promise<void> {
-  const out = failureMessage(job, fireTime, reason);
+/**
+ * A finished firing's deleteTime: retention after the firing's FIRST claim, which every attempt
+ * derives alike from the stored lateness (`(missedSince ?? fireTime) + lateByMs`), so retries
+ * give the job and all its entries one and the same deleteTime.
+ */
+function firingDeleteTime(inFlight: RetryingFiring, retentionMs: number): Date {
+  const firstClaim = (inFlight.missedSince ?? inFlight.fireTime).getTime() + inFlight.lateByMs;
+  return new Date(firstClaim + retentionMs);
+}
+
+/** The cancel gave the job's entries its deleteTime, maybe before this firing appended its own: give them it too. */
+async function expireAfterCancel(ctx: FiringContext, job: JobSpecificationDocument, canceled: JobSpecificationDocument, log: Logger): Promise<void> {
+  if (!canceled.deleteTime) return;
+  try {
+    await ctx.store.expireStatuses(job._id, [], canceled.deleteTime);
+  } catch (e) {
+    log.warn({ err: ensureError(e) }, 'could not give the status entries of a canceled job its deleteTime; they stay until removed by hand');
+  }
+}
+
+async function deferAfterFailure(
+  ctx: FiringContext,
+  job: JobSpecificationDocument,
+  inFlight: RetryingFiring,
+  progress: Progress,
+  error: Error,
+  now: Date,
+): Promise<FiringOutcome> {
+  const attempts = (retryStateOf(inFlight).attempts ?? 0) + 1;
+  const retryAt = new Date(now.getTime() + retryDelayMs(attempts, ctx.retry));
+  const deferral = { attempts, retryAt, sent: progress.sent, failedReason: progress.failedReason, lastError: error.message };
+  // If this write fails too, the firing stays in flight as claimed and is redone after the in-flight timeout.
+  if (!(await ctx.store.deferFiring(job._id, inFlight.fireTime, ctx.instanceId, deferral, now))) return { kind: 'lost' };
+  ctx.logger.warn(
+    { err: error, job: job.jobSpecificationKey, fireTime: inFlight.fireTime, attempts, retryAt, sent: progress.sent },
+    'job firing attempt failed; it stays in flight and is retried',
+  );
+  return { kind: 'retrying', fireTime: inFlight.fireTime, attempts, retryAt };
+}
+
+/**
+ * Tells the job's requestor that the firing failed. A transient failure defers the firing (which
+ * keeps its FAILED decision, so the trigger is not tried again) until the attempts run out; then,
+ * or on a permanent failure, the FAILED status is recorded anyway and the error logged.
+ */
+async function sendFailureCommand(ctx: FiringContext, job: JobSpecificationDocument, inFlight: RetryingFiring, reason: string, log: Logger): Promise<void> {
+  const out = failureMessage(job, inFlight.fireTime, reason);
   try {
     await ctx.outbox.send(out.queue, out.message, { jobId: out.jobId });
   } catch (e) {
+    const error = ensureError(e);
+    const attempts = (retryStateOf(inFlight).attempts ?? 0) + 1;
+    if (!(error instanceof PermanentError) && attempts < ctx.retry.maxFiringAttempts) throw error;
     log.error(
-      { err: ensureError(e), queue: out.queue, reason },
+      { err: error, queue: out.queue, reason, attempts },
       `could not send the failure command of job '${job.jobSpecificationKey}'; the FAILED status is recorded, tell its requestor by hand`,
     );
   }

@@ -55,7 +55,7 @@ describe('the job runner (in-memory store, fake clock)', () => {
     const [a, b] = [runner('scheduler-a', lease), runner('scheduler-b', lease)];
     clock.set('2024-05-01T10:00:00.100Z');
     expect((await a.poll()).fired).toBe(1);
-    expect(await b.poll()).toEqual({ leader: false, fired: 0, failed: 0, redone: 0 });
+    expect(await b.poll()).toEqual({ leader: false, fired: 0, failed: 0, redone: 0, retrying: 0 });
     // a dies without releasing the lease; hours pass.
     clock.set('2024-05-01T13:20:00Z');
     expect((await b.poll()).leader).toBe(true);
@@ -81,20 +81,39 @@ describe('the job runner (in-memory store, fake clock)', () => {
     expect(entries[1]).toMatchObject({ lateByMs: 2 * HOUR + 20 * 60_000, missedSince: new Date('2024-05-01T11:00:00Z') });
   });
 
-  it('gives a recurring job older status entries a deleteTime when it fires, keeping the newest', async () => {
+  it('keeps every status entry of a still-scheduled recurring job (FAILED ones included) without a deleteTime', async () => {
     const job = await create({ schedulingSpecification: '0 * * * *' });
     const r = runner('scheduler-a');
     clock.set('2024-05-01T10:00:00Z');
     await r.poll();
+    outbox.refusing.add('submission');
     clock.set('2024-05-01T11:00:00Z');
     await r.poll();
+    outbox.refusing.clear();
+    clock.set('2024-05-01T12:00:00Z');
+    await r.poll();
     const entries = await store.statusHistory(job._id);
-    expect(entries.map((e) => [e.executionStatus, e.fireTime?.toISOString() ?? null, e.deleteTime?.toISOString() ?? null])).toEqual([
-      ['SCHEDULED', null, '2024-05-01T10:00:00.000Z'],
-      ['SCHEDULED', '2024-05-01T10:00:00.000Z', '2024-05-01T11:00:00.000Z'],
+    expect(entries.map((e) => [e.executionStatus, e.fireTime?.toISOString() ?? null, e.deleteTime])).toEqual([
+      ['SCHEDULED', null, null],
+      ['SCHEDULED', '2024-05-01T10:00:00.000Z', null],
+      ['FAILED', '2024-05-01T11:00:00.000Z', null],
       ['SCHEDULED', '2024-05-01T11:00:00.000Z', null],
+      ['SCHEDULED', '2024-05-01T12:00:00.000Z', null],
     ]);
-    expect(entries[2]?.nextFireTime).toEqual(new Date('2024-05-01T12:00:00Z'));
+    expect(entries.at(-1)?.nextFireTime).toEqual(new Date('2024-05-01T13:00:00Z'));
+  });
+
+  it('gives every status entry of a finished one-off job the job deleteTime', async () => {
+    const job = await create({ schedulingSpecification: undefined, singleSchedule: '2024-05-01T09:30:01.250Z' });
+    clock.set('2024-05-01T09:30:01.300Z');
+    await runner('scheduler-a').poll();
+    const finished = await store.getByKey('nightly-report');
+    expect(finished?.deleteTime).toEqual(new Date(Date.parse('2024-05-01T09:30:01.300Z') + RETENTION));
+    const entries = await store.statusHistory(job._id);
+    expect(entries.map((e) => [e.executionStatus, e.deleteTime])).toEqual([
+      ['SCHEDULED', finished?.deleteTime],
+      ['TRIGGERED', finished?.deleteTime],
+    ]);
   });
 
   it('fires a one-off job once, marks it TRIGGERED and gives it a deleteTime', async () => {
@@ -111,42 +130,94 @@ describe('the job runner (in-memory store, fake clock)', () => {
     expect(await jobs.list()).toEqual([]);
   });
 
-  it('records FAILED and sends the failure command when the trigger cannot be sent', async () => {
+  it('keeps a one-off firing in flight when the trigger send fails transiently, and sends it after a backoff', async () => {
     await create({ schedulingSpecification: undefined, singleSchedule: '2024-05-01T09:30:01.000Z' });
+    const r = runner('scheduler-a');
     outbox.failing.add('submission');
     clock.set('2024-05-01T09:30:02Z');
-    expect((await runner('scheduler-a').poll()).failed).toBe(1);
+    expect(await r.poll()).toMatchObject({ fired: 0, failed: 0 });
+    expect((await jobs.show('nightly-report'))?.job).toMatchObject({ status: 'SCHEDULED', inFlight: expect.objectContaining({ attempts: 1 }) });
+    expect(await history('nightly-report')).toEqual(['SCHEDULED']);
+    expect(outbox.to('reporting.failures')).toEqual([]);
+    // Not a hot loop: a poll before the backoff (1 s after the first failure) does not try again.
+    outbox.failing.clear();
+    clock.set('2024-05-01T09:30:02.500Z');
+    await r.poll();
+    expect(outbox.attempts).toHaveLength(1);
+    // Not only after the in-flight timeout (3 s here) either: the retry comes after the 1 s backoff.
+    clock.set('2024-05-01T09:30:03Z');
+    expect((await r.poll()).fired).toBe(1);
+    expect(orderIds()).toEqual(['nightly@2024-05-01T09:30:01.000Z']);
+    const shown = await jobs.show('nightly-report');
+    expect(shown?.current?.executionStatus).toBe('TRIGGERED');
+    expect(shown?.job).toMatchObject({ status: 'TRIGGERED', inFlight: null });
+    expect(await history('nightly-report')).toEqual(['SCHEDULED', 'TRIGGERED']);
+  });
+
+  it('backs off exponentially between retries and records FAILED with the failure command once maxFiringAttempts sends failed', async () => {
+    await create({ schedulingSpecification: undefined, singleSchedule: '2024-05-01T09:30:01.000Z' });
+    const r = runner('scheduler-a', new InMemoryLease(), { maxFiringAttempts: 4, retryDelayMs: 1000, maxRetryDelayMs: 3000 });
+    outbox.failing.add('submission');
+    clock.set('2024-05-01T09:30:01Z');
+    const triesAt: string[] = [];
+    for (let i = 0; i < 100 && (await store.getByKey('nightly-report'))?.status === 'SCHEDULED'; i++) {
+      const before = outbox.attempts.length;
+      await r.poll();
+      if (outbox.attempts.length > before) triesAt.push(new Date(clock.now()).toISOString().slice(11, 19));
+      clock.advance(500);
+    }
+    // Delays 1 s, 2 s, then capped at 3 s.
+    expect(triesAt).toEqual(['09:30:01', '09:30:02', '09:30:04', '09:30:07']);
     expect(outbox.to('reporting.failures').map((m) => m.message)).toEqual([
       {
         schemaVersion: 1,
         jobSpecificationKey: 'nightly-report',
         failureIdentifier: 'nightly-failed',
         fireTime: Date.parse('2024-05-01T09:30:01.000Z'),
-        reason: "could not send the trigger to queue 'submission': queue submission is unavailable",
+        reason: "could not send the trigger to queue 'submission' in 4 attempts; last error: queue submission is unavailable",
         command: { alert: 'nightly report did not start' },
       },
     ]);
     const shown = await jobs.show('nightly-report');
-    expect(shown?.current).toMatchObject({ executionStatus: 'FAILED', reason: expect.stringMatching(/queue submission is unavailable/) });
-    expect(shown?.job.status).toBe('FAILED');
+    expect(shown?.current).toMatchObject({ executionStatus: 'FAILED', reason: expect.stringMatching(/in 4 attempts/) });
+    expect(shown?.job).toMatchObject({ status: 'FAILED', inFlight: null });
     expect(shown?.job.deleteTime).not.toBeNull();
   });
 
-  it('keeps a recurring job SCHEDULED after a failed firing, with the failure in its history', async () => {
+  it('records FAILED at once, with the failure command, when the outbox refuses the trigger for good (PermanentError)', async () => {
+    await create({ schedulingSpecification: undefined, singleSchedule: '2024-05-01T09:30:01.000Z' });
+    outbox.refusing.add('submission');
+    clock.set('2024-05-01T09:30:02Z');
+    expect((await runner('scheduler-a').poll()).failed).toBe(1);
+    expect(outbox.to('reporting.failures').map((m) => m.message['reason'])).toEqual([
+      "could not send the trigger to queue 'submission': queue submission refuses this message",
+    ]);
+    expect((await jobs.show('nightly-report'))?.job).toMatchObject({ status: 'FAILED', inFlight: null });
+  });
+
+  it('retries the same occurrence of a recurring job after a transient send failure, and fails it only when refused', async () => {
     await create({ schedulingSpecification: '0 * * * *' });
+    const r = runner('scheduler-a');
     outbox.failing.add('submission');
     clock.set('2024-05-01T10:00:00Z');
-    await runner('scheduler-a').poll();
-    expect(await history('nightly-report')).toEqual(['SCHEDULED', 'FAILED', 'SCHEDULED']);
-    expect((await jobs.show('nightly-report'))?.current).toMatchObject({ executionStatus: 'SCHEDULED', nextFireTime: new Date('2024-05-01T11:00:00Z') });
+    await r.poll();
+    outbox.failing.clear();
+    clock.set('2024-05-01T10:00:01Z');
+    await r.poll();
+    expect(orderIds()).toEqual(['nightly@2024-05-01T10:00:00.000Z']);
+    outbox.refusing.add('submission');
+    clock.set('2024-05-01T11:00:00Z');
+    await r.poll();
+    expect(await history('nightly-report')).toEqual(['SCHEDULED', 'SCHEDULED', 'FAILED', 'SCHEDULED']);
+    expect((await jobs.show('nightly-report'))?.current).toMatchObject({ executionStatus: 'SCHEDULED', nextFireTime: new Date('2024-05-01T12:00:00Z') });
   });
 
   it('logs at error with the job key when even the failure command cannot be sent', async () => {
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: 'info' }, { write: (s: string) => lines.push(JSON.parse(s) as Record<string, unknown>) });
     await create({ schedulingSpecification: undefined, singleSchedule: '2024-05-01T09:30:01.000Z' });
-    outbox.failing.add('submission');
-    outbox.failing.add('reporting.failures');
+    outbox.refusing.add('submission');
+    outbox.refusing.add('reporting.failures');
     clock.set('2024-05-01T09:30:02Z');
     await new JobRunner(store, outbox, clock, new InMemoryLease(), logger, { instanceId: 'a', pollIntervalMs: 0 }).poll();
     const errors = lines.filter((l) => l['level'] === 50);

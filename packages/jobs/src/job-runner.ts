@@ -1,6 +1,7 @@
 import { ensureError, type Clock } from '@sas/runtime';
 import type { Logger } from 'pino';
-import { fireDueJob, redoStaleFiring, type FiringContext, type FiringOutcome } from './job-firing';
+import { DEFAULT_FIRING_RETRY } from './firing-retry';
+import { fireDueJob, retryInFlightFiring, type FiringContext, type FiringOutcome } from './job-firing';
 import type { JobLease } from './job-lease';
 import type { JobOutbox } from './job-outbox';
 import type { JobStore } from './job-store';
@@ -22,8 +23,14 @@ export interface JobRunnerOptions {
   batch?: number;
   /** A firing more than this late (without missed occurrences) is still recorded as late. @default 2 × pollIntervalMs */
   lateToleranceMs?: number;
-  /** A firing claimed longer ago than this and not settled is redone by the lease holder. @default leaseTtlMs */
+  /** A firing claimed longer ago than this, not settled and with no retry planned, is redone by the lease holder. @default leaseTtlMs */
   inFlightTimeoutMs?: number;
+  /** Delay before retrying a firing whose attempt failed transiently; doubles per failed attempt. @default 1000 */
+  retryDelayMs?: number;
+  /** Cap on that delay. @default 60000 */
+  maxRetryDelayMs?: number;
+  /** Failed attempts after which a firing whose trigger still cannot be sent is FAILED (≈ 14 min with the defaults). @default 20 */
+  maxFiringAttempts?: number;
 }
 
 /** What one poll did. */
@@ -31,7 +38,10 @@ export interface JobPollReport {
   leader: boolean;
   fired: number;
   failed: number;
+  /** Firings taken up again from flight (a retry after a failed attempt, or a dead runner's) that ended fired or failed. */
   redone: number;
+  /** Attempts that failed transiently and left their firing in flight for a retry. */
+  retrying: number;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -60,7 +70,7 @@ export class JobRunner {
   private closed = false;
   private leader = false;
   private readonly ctx: FiringContext;
-  private readonly counters = { polls: 0, fired: 0, failed: 0, redone: 0, lost: 0 };
+  private readonly counters = { polls: 0, fired: 0, failed: 0, redone: 0, lost: 0, retrying: 0 };
 
   constructor(
     private readonly store: JobStore,
@@ -78,7 +88,13 @@ export class JobRunner {
       instanceId: options.instanceId,
       retentionMs: options.retentionMs ?? 7 * DAY_MS,
       lateToleranceMs: options.lateToleranceMs ?? 2 * this.interval,
+      retry: {
+        retryDelayMs: options.retryDelayMs ?? DEFAULT_FIRING_RETRY.retryDelayMs,
+        maxRetryDelayMs: options.maxRetryDelayMs ?? DEFAULT_FIRING_RETRY.maxRetryDelayMs,
+        maxFiringAttempts: options.maxFiringAttempts ?? DEFAULT_FIRING_RETRY.maxFiringAttempts,
+      },
     };
+    if (this.ctx.retry.maxFiringAttempts < 1) throw new Error(`JobRunner maxFiringAttempts must be at least 1 (got ${this.ctx.retry.maxFiringAttempts})`);
   }
 
   private get interval(): number {
@@ -112,7 +128,7 @@ export class JobRunner {
   }
 
   private async pollOnce(): Promise<JobPollReport> {
-    const report: JobPollReport = { leader: false, fired: 0, failed: 0, redone: 0 };
+    const report: JobPollReport = { leader: false, fired: 0, failed: 0, redone: 0, retrying: 0 };
     if (this.closed) return report;
     try {
       const now = new Date(this.clock.now());
@@ -122,8 +138,8 @@ export class JobRunner {
       this.counters.polls += 1;
       const batch = this.options.batch ?? 100;
       const staleBefore = new Date(now.getTime() - (this.options.inFlightTimeoutMs ?? this.leaseTtlMs));
-      for (const job of await this.store.findStaleInFlight(staleBefore, batch)) {
-        const outcome = await this.guarded(job.jobSpecificationKey, () => redoStaleFiring(this.ctx, job, now));
+      for (const job of await this.store.findInFlightToRetry(now, staleBefore, batch)) {
+        const outcome = await this.guarded(job.jobSpecificationKey, () => retryInFlightFiring(this.ctx, job, now));
         if (outcome.kind === 'fired' || outcome.kind === 'failed') {
           report.redone += 1;
           this.counters.redone += 1;
@@ -170,7 +186,8 @@ export class JobRunner {
   private count(report: JobPollReport, outcome: FiringOutcome): void {
     if (outcome.kind === 'fired') report.fired += 1;
     if (outcome.kind === 'failed') report.failed += 1;
-    if (outcome.kind === 'fired' || outcome.kind === 'failed' || outcome.kind === 'lost') this.counters[outcome.kind] += 1;
+    if (outcome.kind === 'retrying') report.retrying += 1;
+    if (outcome.kind === 'fired' || outcome.kind === 'failed' || outcome.kind === 'lost' || outcome.kind === 'retrying') this.counters[outcome.kind] += 1;
   }
 
   /** Stops polling and gives the lease up so a standby takes over at once. Idempotent. */

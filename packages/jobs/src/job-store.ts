@@ -1,11 +1,21 @@
-import type { JobExecutionState, JobExecutionStatusEntry, JobFiringInFlight, JobSpecificationDocument } from '@sas/contracts';
+import type { JobExecutionState, JobExecutionStatusEntry, JobSpecificationDocument } from '@sas/contracts';
+import type { RetryingFiring } from './firing-retry';
 
 /** How a firing is claimed: the job's next fire time moves on and the claimed firing is marked in flight. */
 export interface FiringClaim {
   nextFireTime: Date | null;
   lastFireTime: Date | null;
-  inFlight: JobFiringInFlight;
+  inFlight: RetryingFiring;
   now: Date;
+}
+
+/** What a failed attempt of a firing leaves behind, so another attempt follows; see {@link JobStore.deferFiring}. */
+export interface FiringDeferral {
+  attempts: number;
+  retryAt: Date;
+  sent: boolean;
+  failedReason: string | null;
+  lastError: string;
 }
 
 /** Ends a one-off job (or a recurring one with no next occurrence) when its firing is settled. */
@@ -36,8 +46,12 @@ export interface JobStore {
   list(filter: JobListFilter): Promise<JobSpecificationDocument[]>;
   /** SCHEDULED jobs with no firing in flight whose next fire time is at or before `now`, earliest first. */
   findDue(now: Date, limit: number): Promise<JobSpecificationDocument[]>;
-  /** SCHEDULED jobs whose in-flight firing was claimed at or before `claimedBefore` (its runner died). */
-  findStaleInFlight(claimedBefore: Date, limit: number): Promise<JobSpecificationDocument[]>;
+  /**
+   * SCHEDULED jobs whose in-flight firing should be tried again: its planned retry time
+   * (`inFlight.retryAt`) is at or before `now`, or no retry is planned and it was claimed at or
+   * before `claimedBefore` (its runner died or lost its store mid-firing). Earliest claim first.
+   */
+  findInFlightToRetry(now: Date, claimedBefore: Date, limit: number): Promise<JobSpecificationDocument[]>;
   /** Claims a firing if the job is still SCHEDULED at `expectedRevision`; false when someone else changed it first. */
   claimFiring(id: string, expectedRevision: number, claim: FiringClaim): Promise<boolean>;
   /**
@@ -46,11 +60,17 @@ export interface JobStore {
    * (another runner took it over).
    */
   settleFiring(id: string, fireTime: Date, by: string, finish: FiringFinish | null, now: Date): Promise<JobSpecificationDocument | null>;
+  /**
+   * Leaves the in-flight firing `fireTime` claimed by `by` in flight for a later attempt, recording
+   * the attempt count, when to retry, and whether the trigger went out. False when that firing is
+   * no longer this runner's (another runner took it over).
+   */
+  deferFiring(id: string, fireTime: Date, by: string, deferral: FiringDeferral, now: Date): Promise<boolean>;
   /** Cancels a SCHEDULED job; returns it after the change, or null when there is no SCHEDULED job with that key. */
   cancel(key: string, deleteTime: Date, now: Date): Promise<JobSpecificationDocument | null>;
   /** Appends status entries; an entry whose `_id` exists is skipped (redone firings). */
   appendStatuses(entries: readonly JobExecutionStatusEntry[]): Promise<void>;
-  /** Gives every entry of the job without a deleteTime, except `keep`, this `deleteTime`. */
+  /** Gives every entry of the job without a deleteTime, except `keep`, this `deleteTime` (the job finished). */
   expireStatuses(jobSpecificationId: string, keep: readonly string[], deleteTime: Date): Promise<void>;
   /** The job's status history, oldest first (updatedTime, then revision). */
   statusHistory(jobSpecificationId: string): Promise<JobExecutionStatusEntry[]>;

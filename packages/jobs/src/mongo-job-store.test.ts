@@ -78,16 +78,25 @@ describe.each(stores)('the job store %s', (_name, open) => {
     expect(await store.claimFiring(a._id, 2, claim)).toBe(false);
   });
 
-  it('finds due jobs earliest first, without the ones in flight or canceled, and stale in-flight ones', async () => {
-    for (const key of ['a', 'b', 'c', 'd']) {
-      const j = { ...doc(key), nextFireTime: at({ a: 5, b: 3, c: 50, d: 4 }[key] ?? 0) };
+  it('finds due jobs earliest first, without the ones in flight or canceled, and in-flight ones that are stale or due for a retry', async () => {
+    for (const key of ['a', 'b', 'c', 'd', 'e']) {
+      const j = { ...doc(key), nextFireTime: at({ a: 5, b: 3, c: 50, d: 4, e: 2 }[key] ?? 0) };
       await store.insert(j, created(j));
     }
     await store.claimFiring('id-d', 0, { nextFireTime: at(20), lastFireTime: at(4), inFlight: inFlight(at(4)), now: at(4) });
+    await store.claimFiring('id-e', 0, { nextFireTime: at(20), lastFireTime: at(2), inFlight: inFlight(at(2)), now: at(2) });
+    const deferral = { attempts: 2, retryAt: at(8), sent: false, failedReason: null, lastError: 'redis down' };
+    expect(await store.deferFiring('id-e', at(2), 'runner-b', deferral, at(3))).toBe(false);
+    expect(await store.deferFiring('id-e', at(2), 'runner-a', deferral, at(3))).toBe(true);
     await store.cancel('a', at(100), at(1));
     expect((await store.findDue(at(10), 10)).map((j) => j.jobSpecificationKey)).toEqual(['b']);
-    expect((await store.findStaleInFlight(at(3), 10)).map((j) => j.jobSpecificationKey)).toEqual([]);
-    expect((await store.findStaleInFlight(at(4), 10)).map((j) => j.jobSpecificationKey)).toEqual(['d']);
+    const retry = async (now: number, claimedBefore: number): Promise<string[]> =>
+      (await store.findInFlightToRetry(at(now), at(claimedBefore), 10)).map((j) => j.jobSpecificationKey);
+    expect(await retry(7, 3)).toEqual([]);
+    expect(await retry(7, 4)).toEqual(['d']);
+    // A planned retry waits for its retryAt, however long ago the firing was claimed.
+    expect(await retry(8, 3)).toEqual(['e']);
+    expect((await store.getByKey('e'))?.inFlight).toMatchObject({ fireTime: at(2), by: 'runner-a', attempts: 2, retryAt: at(8), sent: false, lastError: 'redis down' });
   });
 
   it('settles only the firing in flight, and never revives a job canceled meanwhile', async () => {

@@ -1,7 +1,7 @@
-import { MongoServerError, type Collection, type Db, type Filter } from 'mongodb';
+import { MongoServerError, type Collection, type Db, type Filter, type UpdateFilter } from 'mongodb';
 import type { JobExecutionStatusEntry, JobSpecificationDocument } from '@sas/contracts';
 import { JobCollectionNames } from './job-collection-names';
-import type { FiringClaim, FiringFinish, JobListFilter, JobStore } from './job-store';
+import type { FiringClaim, FiringDeferral, FiringFinish, JobListFilter, JobStore } from './job-store';
 
 const DUPLICATE_KEY = 11000;
 
@@ -45,9 +45,17 @@ export class MongoJobStore implements JobStore {
       .toArray();
   }
 
-  findStaleInFlight(claimedBefore: Date, limit: number): Promise<JobSpecificationDocument[]> {
+  findInFlightToRetry(now: Date, claimedBefore: Date, limit: number): Promise<JobSpecificationDocument[]> {
     return this.jobs
-      .find({ status: 'SCHEDULED', 'inFlight.claimedAt': { $lte: claimedBefore } })
+      .find({
+        status: 'SCHEDULED',
+        inFlight: { $ne: null },
+        $or: [
+          { 'inFlight.retryAt': { $lte: now } },
+          // `null` also matches a firing claimed by an older runner, which has no retryAt at all.
+          { 'inFlight.retryAt': null, 'inFlight.claimedAt': { $lte: claimedBefore } },
+        ],
+      } as Filter<JobSpecificationDocument>)
       .sort({ 'inFlight.claimedAt': 1 })
       .limit(limit)
       .toArray();
@@ -83,6 +91,24 @@ export class MongoJobStore implements JobStore {
       { $set: { inFlight: null, updatedAt: now }, $inc: { revision: 1 } },
       { returnDocument: 'after' },
     );
+  }
+
+  async deferFiring(id: string, fireTime: Date, by: string, deferral: FiringDeferral, now: Date): Promise<boolean> {
+    const result = await this.jobs.updateOne(
+      { _id: id, 'inFlight.fireTime': fireTime, 'inFlight.by': by },
+      {
+        $set: {
+          'inFlight.attempts': deferral.attempts,
+          'inFlight.retryAt': deferral.retryAt,
+          'inFlight.sent': deferral.sent,
+          'inFlight.failedReason': deferral.failedReason,
+          'inFlight.lastError': deferral.lastError,
+          updatedAt: now,
+        },
+        $inc: { revision: 1 },
+      } as UpdateFilter<JobSpecificationDocument>,
+    );
+    return result.matchedCount === 1;
   }
 
   cancel(key: string, deleteTime: Date, now: Date): Promise<JobSpecificationDocument | null> {

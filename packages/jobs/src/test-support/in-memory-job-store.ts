@@ -1,5 +1,6 @@
 import type { JobExecutionStatusEntry, JobSpecificationDocument } from '@sas/contracts';
-import type { FiringClaim, FiringFinish, JobListFilter, JobStore } from '../job-store';
+import { retryStateOf } from '../firing-retry';
+import type { FiringClaim, FiringDeferral, FiringFinish, JobListFilter, JobStore } from '../job-store';
 import { compareStatusEntries } from '../status-entry';
 
 /**
@@ -40,9 +41,14 @@ export class InMemoryJobStore implements JobStore {
       .map((j) => structuredClone(j));
   }
 
-  async findStaleInFlight(claimedBefore: Date, limit: number): Promise<JobSpecificationDocument[]> {
+  async findInFlightToRetry(now: Date, claimedBefore: Date, limit: number): Promise<JobSpecificationDocument[]> {
+    const due = (inFlight: NonNullable<JobSpecificationDocument['inFlight']>): boolean => {
+      const retryAt = retryStateOf(inFlight).retryAt ?? null;
+      return retryAt ? retryAt.getTime() <= now.getTime() : inFlight.claimedAt.getTime() <= claimedBefore.getTime();
+    };
     return [...this.jobs.values()]
-      .filter((j) => j.status === 'SCHEDULED' && j.inFlight !== null && j.inFlight.claimedAt.getTime() <= claimedBefore.getTime())
+      .filter((j) => j.status === 'SCHEDULED' && j.inFlight !== null && due(j.inFlight))
+      .sort((a, b) => (a.inFlight?.claimedAt.getTime() ?? 0) - (b.inFlight?.claimedAt.getTime() ?? 0))
       .slice(0, limit)
       .map((j) => structuredClone(j));
   }
@@ -68,6 +74,13 @@ export class InMemoryJobStore implements JobStore {
     if (finish && job.status === 'SCHEDULED') Object.assign(next, { status: finish.status, nextFireTime: null, deleteTime: finish.deleteTime });
     this.jobs.set(id, next);
     return structuredClone(next);
+  }
+
+  async deferFiring(id: string, fireTime: Date, by: string, deferral: FiringDeferral, now: Date): Promise<boolean> {
+    const job = this.jobs.get(id);
+    if (!job?.inFlight || job.inFlight.fireTime.getTime() !== fireTime.getTime() || job.inFlight.by !== by) return false;
+    this.jobs.set(id, { ...job, inFlight: { ...job.inFlight, ...structuredClone(deferral) }, updatedAt: now, revision: job.revision + 1 });
+    return true;
   }
 
   async cancel(key: string, deleteTime: Date, now: Date): Promise<JobSpecificationDocument | null> {

@@ -1,4 +1,4 @@
-import type { Clock } from '@sas/runtime';
+import { PermanentError, type Clock } from '@sas/runtime';
 import { pino, type Logger } from 'pino';
 import type { JobOutbox, JobOutboxSendOptions } from '../job-outbox';
 
@@ -23,14 +23,22 @@ export interface SentMessage {
   jobId: string | undefined;
 }
 
-/** An outbox that records, and fails the queues it is told to fail. */
+/** An outbox that records, and fails the queues it is told to fail (transiently, or for good). */
 export class RecordingOutbox implements JobOutbox {
   readonly sent: SentMessage[] = [];
+  /** Every send, including the ones that threw. */
+  readonly attempts: SentMessage[] = [];
+  /** Queues whose sends throw a plain error, as a Redis blip does. */
   readonly failing = new Set<string>();
+  /** Queues whose sends throw a `PermanentError`: the message can never be sent. */
+  readonly refusing = new Set<string>();
 
   async send(queue: string, message: unknown, options?: JobOutboxSendOptions): Promise<void> {
+    const sent = { queue, message: message as Record<string, unknown>, jobId: options?.jobId };
+    this.attempts.push(sent);
+    if (this.refusing.has(queue)) throw new PermanentError(`queue ${queue} refuses this message`);
     if (this.failing.has(queue)) throw new Error(`queue ${queue} is unavailable`);
-    this.sent.push({ queue, message: message as Record<string, unknown>, jobId: options?.jobId });
+    this.sent.push(sent);
   }
 
   to(queue: string): SentMessage[] {
