@@ -137,6 +137,40 @@ describe('AgentWorker', () => {
     });
   });
 
+  describe('when the request undoes a forward step', () => {
+    it('names the forward call’s idempotency key on every try, so the remote can refuse that call after its undo', async () => {
+      const f = workerFixture({ script: [{ kind: 'transient' }, { kind: 'ok' }] });
+      const request = f.request({
+        mode: 'compensate',
+        operation: 'refund',
+        idempotencyKey: 'order-1/charge-card/compensate',
+        compensates: { idempotencyKey: 'order-1/charge-card/forward', result: null },
+      });
+
+      await f.time.run(f.worker.handle(request));
+
+      expect(f.calls.map((c) => c.request)).toEqual([
+        {
+          agent: 'payment',
+          operation: 'refund',
+          orderId: request.orderId,
+          payload: { amount: 42 },
+          idempotencyKey: 'order-1/charge-card/compensate',
+          compensatesIdempotencyKey: 'order-1/charge-card/forward',
+        },
+        expect.objectContaining({ compensatesIdempotencyKey: 'order-1/charge-card/forward' }),
+      ]);
+    });
+
+    it('names nothing when the request does not say what it compensates (older schedulers)', async () => {
+      const f = workerFixture({ script: [{ kind: 'ok' }] });
+
+      await f.time.run(f.worker.handle(f.request({ mode: 'compensate', operation: 'refund' })));
+
+      expect(f.calls[0]?.request).not.toHaveProperty('compensatesIdempotencyKey');
+    });
+  });
+
   describe('when the request reached the wrong agent', () => {
     it('replies a permanent error naming both agents and calls nothing', async () => {
       const f = workerFixture({ script: [{ kind: 'ok' }] });

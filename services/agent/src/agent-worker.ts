@@ -13,7 +13,7 @@ import type { Breakers } from './breakers';
 import { CircuitOpenError } from './circuit-open-error';
 import { startDeadline } from './deadline';
 import { HANDLE_OUTCOME_KINDS, type HandleOutcome } from './handle-outcome';
-import type { RemoteCall } from './remote-call';
+import type { RemoteCall, RemoteCallRequest } from './remote-call';
 import type { Sleep } from './sleep';
 
 /** What the agent falls back on when a request does not say. */
@@ -116,12 +116,13 @@ export class AgentWorker {
   ): Promise<HandleOutcome> {
     const { breakers, remoteCall, clock } = this.deps;
     const policy = request.retry ?? this.deps.defaults.retry;
-    const call = {
+    const call: RemoteCallRequest = {
       agent: request.agent,
       operation: request.operation,
       orderId: request.orderId,
       payload: request.payload,
       idempotencyKey: request.idempotencyKey,
+      ...(request.compensates && { compensatesIdempotencyKey: request.compensates.idempotencyKey }),
     };
     let calls = 0;
     for (let tryNumber = 1; ; tryNumber += 1) {

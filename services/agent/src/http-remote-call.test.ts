@@ -26,7 +26,7 @@ async function startRemote(
         method: req.method,
         url: req.url,
         headers: req.headers,
-        body: JSON.parse(raw) as unknown,
+        body: raw === '' ? undefined : (JSON.parse(raw) as unknown),
       });
       const respond = responders[Math.min(received.length - 1, responders.length - 1)];
       respond?.(res);
@@ -139,16 +139,128 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     },
   );
 
-  it('rejects a 200 without { effectId, result } as permanent', async () => {
-    const remote = await startRemote([json(200, { ok: true })]);
+  it('names the forward call it undoes in the Compensates-Idempotency-Key header and in payload.originalIdempotencyKey', async () => {
+    const remote = await startRemote([json(200, { effectId: 'eff-2', result: { refundId: 're-2' } })]);
+    server = remote.server;
+    const undo: RemoteCallRequest = {
+      ...request,
+      operation: 'refund',
+      idempotencyKey: 'order-7/charge-card/compensate',
+      compensatesIdempotencyKey: 'order-7/charge-card/forward',
+    };
+
+    await createHttpRemoteCall(remote.url)(undo, new AbortController().signal);
+
+    expect(remote.received[0]?.headers['compensates-idempotency-key']).toBe('order-7/charge-card/forward');
+    expect(remote.received[0]?.headers['idempotency-key']).toBe('order-7/charge-card/compensate');
+    expect(remote.received[0]?.body).toEqual({
+      orderId: 'order-7',
+      payload: { amount: 42, originalIdempotencyKey: 'order-7/charge-card/forward' },
+    });
+  });
+
+  it('sends neither when the call undoes nothing named', async () => {
+    const remote = await startRemote([json(200, { effectId: 'eff-1', result: {} })]);
     server = remote.server;
 
-    const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
-      (e: unknown) => e,
-    );
+    await createHttpRemoteCall(remote.url)(request, new AbortController().signal);
 
-    expect(failure).toBeInstanceOf(PermanentError);
-    expect((failure as Error).message).toContain('payment/charge answered 200 without { effectId, result }');
+    expect(remote.received[0]?.headers).not.toHaveProperty('compensates-idempotency-key');
+    expect(remote.received[0]?.body).toEqual({ orderId: 'order-7', payload: { amount: 42 } });
+  });
+
+  describe('when the remote said 2xx but its answer cannot be read (the effect may have been applied)', () => {
+    it('treats a 2xx without { effectId, result } as an unknown outcome, transient so the retry replays it', async () => {
+      const remote = await startRemote([json(200, { ok: true })]);
+      server = remote.server;
+
+      const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+        (e: unknown) => e,
+      );
+
+      expect(failure).toBeInstanceOf(TransientError);
+      expect((failure as Error).message).toBe(
+        'payment/charge answered 200 without { effectId, result } (effectId: Required; result: Required); ' +
+          'the outcome is unknown, so the call is retried under the same Idempotency-Key, where the remote replays it',
+      );
+    });
+
+    it('treats a 2xx whose body is not JSON as an unknown outcome, transient', async () => {
+      const remote = await startRemote([
+        (res) => res.writeHead(201, { 'content-type': 'text/html' }).end('<h1>Created</h1>'),
+      ]);
+      server = remote.server;
+
+      const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+        (e: unknown) => e,
+      );
+
+      expect(failure).toBeInstanceOf(TransientError);
+      expect((failure as Error).message).toBe(
+        "payment/charge answered 201 with a body that is not JSON: '<h1>Created</h1>'; " +
+          'the outcome is unknown, so the call is retried under the same Idempotency-Key, where the remote replays it',
+      );
+    });
+
+    it('treats a body cut off after the status arrived as an unknown outcome, transient', async () => {
+      const remote = await startRemote([
+        (res) => {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': '200' });
+          res.write('{"effectId":"eff-1",', () => res.destroy());
+        },
+      ]);
+      server = remote.server;
+
+      const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+        (e: unknown) => e,
+      );
+
+      expect(failure).toBeInstanceOf(TransientError);
+      expect((failure as Error).message).toMatch(
+        /^payment\/charge answered 200 but its body could not be read \(.+\); the outcome is unknown, so the call is retried under the same Idempotency-Key, where the remote replays it$/,
+      );
+    });
+
+    it('does not follow a redirect (fetch would turn the POST into a GET) and treats it as an unknown outcome, transient', async () => {
+      const remote = await startRemote([
+        (res) => res.writeHead(302, { location: '/orders/order-7' }).end(),
+        json(404, { error: 'no such page' }),
+      ]);
+      server = remote.server;
+
+      const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+        (e: unknown) => e,
+      );
+
+      expect(failure).toBeInstanceOf(TransientError);
+      expect((failure as Error).message).toBe(
+        'payment/charge answered 302 (a redirect to /orders/order-7) instead of its result. The agent follows no redirect of a call ' +
+          'with effects, and the remote may have applied it before redirecting: the outcome is unknown, so the call is retried ' +
+          'under the same Idempotency-Key, where the remote replays it. If the remote moved, point REMOTE_URL at its new address',
+      );
+      expect(remote.received.map((r) => r.method)).toEqual(['POST']);
+    });
+
+    it('treats a body that stalls past the per-call timeout as an unknown outcome, transient', async () => {
+      const remote = await startRemote([
+        (res) => {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': '200' });
+          res.write('{"effectId":');
+        },
+      ]);
+      server = remote.server;
+
+      const failure = await createHttpRemoteCall(remote.url, { timeoutMs: 100 })(
+        request,
+        new AbortController().signal,
+      ).catch((e: unknown) => e);
+
+      expect(failure).toBeInstanceOf(TransientError);
+      expect((failure as Error).message).toBe(
+        'payment/charge answered 200 but its body did not arrive within 100 ms; ' +
+          'the outcome is unknown, so the call is retried under the same Idempotency-Key, where the remote replays it',
+      );
+    });
   });
 
   it('gives up on a hanging remote when the caller aborts, as a transient error', async () => {
@@ -166,7 +278,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
 
     expect(failure).toBeInstanceOf(TransientError);
     expect((failure as Error).message).toBe(
-      'call to payment/charge aborted by the agent (complete-by reached)',
+      'call to payment/charge aborted by the agent (complete-by reached); the request may have reached the remote, so its outcome is unknown',
     );
   });
 
@@ -180,7 +292,9 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     ).catch((e: unknown) => e);
 
     expect(failure).toBeInstanceOf(TransientError);
-    expect((failure as Error).message).toBe('payment/charge did not answer within 50 ms');
+    expect((failure as Error).message).toBe(
+      'payment/charge did not answer within 50 ms; the outcome is unknown, so the call is retried under the same Idempotency-Key, where the remote replays it',
+    );
   });
 
   it('maps a refused connection to a transient error naming the URL', async () => {

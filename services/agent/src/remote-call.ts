@@ -10,6 +10,12 @@ export interface RemoteCallRequest {
   payload: JsonObject;
   /** Sent unchanged on every try, so the remote applies the effect once. */
   idempotencyKey: string;
+  /**
+   * Only on a compensation that knows what it undoes: the forward call's idempotency key, so the
+   * remote can refuse that forward call should it arrive after its undo (still queued or retrying
+   * when the step was canceled). Absent for forward calls and for requests from older schedulers.
+   */
+  compensatesIdempotencyKey?: string;
 }
 
 /**

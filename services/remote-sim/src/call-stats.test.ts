@@ -18,6 +18,7 @@ describe('CallStats', () => {
       hang: 0,
       permanent: 0,
       conflict: 0,
+      tombstoned: 0,
       'bad-request': 0,
     });
   });

@@ -3,7 +3,8 @@ import { operationsOf, remoteServiceNames, type RemoteServiceName } from './remo
 /**
  * How one call to a simulated service ended. `conflict` (an idempotency key reused for another
  * operation or order) is kept apart from `permanent` (an injected 422) so a client bug is never
- * mistaken for a fault the test asked for.
+ * mistaken for a fault the test asked for; `tombstoned` is a forward call refused because its undo
+ * came first (a 409 that is the protocol working, not a bug).
  */
 export type CallOutcome =
   | 'ok'
@@ -14,6 +15,7 @@ export type CallOutcome =
   | 'hang'
   | 'permanent'
   | 'conflict'
+  | 'tombstoned'
   | 'bad-request';
 
 /** Every outcome, in a stable order, so each counter is present (zero) before its first call. */
@@ -26,6 +28,7 @@ export const callOutcomes: readonly CallOutcome[] = [
   'hang',
   'permanent',
   'conflict',
+  'tombstoned',
   'bad-request',
 ];
 

@@ -10,6 +10,13 @@ export interface Effect {
   /** When it was applied, epoch ms from the injected clock. */
   at: number;
   result: Readonly<Record<string, unknown>>;
+  /**
+   * Only on an undo that named the forward call it compensates: that call's idempotency key. From
+   * then on a forward call under this key is refused (the key is tombstoned), so a forward call
+   * still queued or retrying cannot overtake its undo. Absent on forward effects and on undos that
+   * named nothing (older callers); readers of `GET /ledger` must treat it as optional.
+   */
+  compensates?: string;
 }
 
 /** Which effects {@link EffectLedger.list} returns; absent fields match everything. */
@@ -25,6 +32,9 @@ export interface EffectFilter {
  */
 export class EffectLedger {
   private readonly byKey = new Map<string, Effect>();
+  // Tombstones: forward key -> the first undo that named it. Kept beside the effects, so clearing
+  // the ledger clears them too and the ledger alone explains every refusal.
+  private readonly undoByForwardKey = new Map<string, Effect>();
   private readonly ordered: Effect[] = [];
 
   /** The effect recorded under this service's idempotency key, if any. */
@@ -33,7 +43,16 @@ export class EffectLedger {
   }
 
   /**
-   * Appends an effect.
+   * The undo that tombstoned this service's forward key (its `compensates`), if any. A forward
+   * call under that key must then be refused: applied after its undo, it would never be undone.
+   */
+  undoOf(service: RemoteServiceName, forwardKey: string): Effect | undefined {
+    return this.undoByForwardKey.get(keyOf(service, forwardKey));
+  }
+
+  /**
+   * Appends an effect; an undo with `compensates` also tombstones that forward key (the first undo
+   * naming a key keeps the tombstone).
    *
    * @throws Error when the key already has an effect: the caller must check {@link find} first,
    * because recording twice is exactly the bug this ledger exists to expose.
@@ -46,6 +65,10 @@ export class EffectLedger {
       );
     }
     this.byKey.set(key, effect);
+    if (effect.compensates !== undefined) {
+      const forward = keyOf(effect.service, effect.compensates);
+      if (!this.undoByForwardKey.has(forward)) this.undoByForwardKey.set(forward, effect);
+    }
     this.ordered.push(effect);
   }
 
@@ -75,6 +98,7 @@ export class EffectLedger {
   /** Forgets every effect (between tests or demo runs). */
   clear(): void {
     this.byKey.clear();
+    this.undoByForwardKey.clear();
     this.ordered.length = 0;
   }
 }

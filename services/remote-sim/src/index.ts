@@ -17,6 +17,7 @@ export * from './sim-response';
 export * from './remote-call-body';
 export * from './remote-operations';
 export * from './effect-ledger';
+export * from './compensated-key';
 export * from './fault-plan';
 export * from './fault-settings';
 export * from './call-stats';

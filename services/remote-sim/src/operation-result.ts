@@ -1,5 +1,5 @@
 import type { Effect } from './effect-ledger';
-import type { RemoteServiceName } from './remote-operations';
+import { isCompensation, type RemoteServiceName } from './remote-operations';
 
 /** What an operation needs to produce its result. */
 export interface OperationContext {
@@ -15,9 +15,15 @@ export interface OperationContext {
 /**
  * A plausible result per operation, so agents and the dashboard have something real-looking to
  * store. Compensations name the effect they undo (`originalEffectId`), or null when the forward
- * operation never took effect — undoing nothing still succeeds, as a saga needs it to.
+ * operation never took effect — undoing nothing still succeeds, as a saga needs it to, and says
+ * so with `noop: true` (absent when something was undone, so existing result shapes stay as they were).
  */
 export function operationResult(ctx: OperationContext): Record<string, unknown> {
+  const result = resultOf(ctx);
+  return isCompensation(ctx.service, ctx.operation) && ctx.original === undefined ? { ...result, noop: true } : result;
+}
+
+function resultOf(ctx: OperationContext): Record<string, unknown> {
   const originalEffectId = ctx.original?.effectId ?? null;
   const from = ctx.original?.result ?? {};
   switch (ctx.operation) {

@@ -18,6 +18,12 @@ export interface RemoteCallRequest {
   operation: string;
   /** The `Idempotency-Key` header, undefined when absent. */
   idempotencyKey: string | undefined;
+  /**
+   * The `Compensates-Idempotency-Key` header, undefined when absent: on an undo, the idempotency
+   * key of the forward call it compensates. Wins over `payload.originalIdempotencyKey`, so a remote
+   * need not parse the payload to learn it. Optional so callers that never send it need not say so.
+   */
+  compensatesKey?: string | undefined;
   /** Parsed JSON body, or a `MalformedJson` when it did not parse. */
   body: unknown;
 }

@@ -63,6 +63,48 @@ describe('RemoteSimServer over HTTP', () => {
     expect(((await notJson.json()) as { error: string }).error).toMatch(/^Body is not valid JSON \(/);
   });
 
+  it('reads Compensates-Idempotency-Key from HTTP: the undo tombstones the forward key, which is then refused', async () => {
+    const headers = { 'content-type': 'application/json', 'Idempotency-Key': 'o-1/pay/compensate', 'Compensates-Idempotency-Key': 'o-1/pay/forward' };
+    const refund = await fetch(`${base}/services/payment/refund`, { method: 'POST', headers, body: JSON.stringify({ orderId: 'o-1', payload: {} }) });
+    expect(refund.status).toBe(200);
+
+    const charge = await post('/services/payment/charge', 'o-1/pay/forward', { orderId: 'o-1', payload: { amount: 5 } });
+    expect(charge.status).toBe(409);
+    expect(((await charge.json()) as { error: string }).error).toBe(
+      "payment.charge 'o-1/pay/forward' was already compensated (undo eff-000001); the forward call is refused so its undo cannot be overtaken. " +
+        'Do not retry it: the step counts as undone',
+    );
+    const ledger = (await (await fetch(`${base}/ledger?orderId=o-1`)).json()) as { effects: unknown[] };
+    expect(ledger.effects).toEqual([
+      {
+        effectId: 'eff-000001',
+        service: 'payment',
+        operation: 'refund',
+        orderId: 'o-1',
+        idempotencyKey: 'o-1/pay/compensate',
+        at: expect.any(Number),
+        result: { refundId: 're-000001', chargeId: null, amount: 0, originalEffectId: null, noop: true },
+        compensates: 'o-1/pay/forward',
+      },
+    ]);
+  });
+
+  it('replaces, not merges, a service’s faults on PUT /admin/faults/:service', async () => {
+    await putFaults('payment', { errorRate: 1, latencyMs: 5 });
+    const second = await putFaults('payment', { permanentFailOrders: ['o-9'] });
+    const faults = (await (await fetch(`${base}/admin/faults`)).json()) as { faults: { payment: unknown } };
+    expect(await second.json()).toEqual({ service: 'payment', faults: faults.faults.payment });
+    expect(faults.faults.payment).toEqual({
+      errorRate: 0,
+      lostReplyRate: 0,
+      latencyMs: 0,
+      hang: false,
+      outageUntil: null,
+      permanentFailOrders: ['o-9'],
+      permanentFailOperations: [],
+    });
+  });
+
   it('answers 413 to a body over the limit', async () => {
     const response = await post('/services/payment/charge', 'k', { orderId: 'o-1', payload: { blob: 'x'.repeat(2048) } });
     expect(response.status).toBe(413);

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ensureError, type Logger } from '@sas/runtime';
+import { compensatesIdempotencyKeyHeader } from './compensated-key';
 import { parseJsonBody } from './malformed-json';
 import { defaultMaxBodyBytes, readBody } from './read-body';
 import type { RemoteSim } from './remote-sim';
@@ -106,11 +107,11 @@ export class RemoteSimServer {
       write(res, { kind: 'answer', status: 413, headers: { Connection: 'close' }, body: { error }, delayMs: 0 });
       return;
     }
-    const key = req.headers['idempotency-key'];
     const response = routeRequest(this.sim, {
       method: req.method ?? 'GET',
       url: req.url ?? '/',
-      idempotencyKey: Array.isArray(key) ? key[0] : key,
+      idempotencyKey: header(req, 'idempotency-key'),
+      compensatesKey: header(req, compensatesIdempotencyKeyHeader.toLowerCase()),
       body: parseJsonBody(body.text),
     });
     if (response.kind === 'hang') {
@@ -142,6 +143,12 @@ export class RemoteSimServer {
     const error = `remote-sim failed to handle the request (${err.message}); see its log`;
     write(res, { kind: 'answer', status: 500, headers: {}, body: { error }, delayMs: 0 });
   }
+}
+
+// Node joins a repeated header into one string (only set-cookie arrives as an array).
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function write(res: ServerResponse, response: SimResponse): void {

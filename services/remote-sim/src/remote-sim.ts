@@ -1,6 +1,7 @@
 import type { Clock, Logger } from '@sas/runtime';
 import { pino } from 'pino';
 import { CallStats, type CallOutcome, type StatsSnapshot } from './call-stats';
+import { compensatedKeyOf } from './compensated-key';
 import { describeIssues } from './describe-issues';
 import { EffectLedger, type Effect, type EffectFilter } from './effect-ledger';
 import { FaultPlan } from './fault-plan';
@@ -30,9 +31,16 @@ export interface RemoteSimOptions {
  *
  * A call is checked in this order, so each fault means one thing:
  * unknown service/operation (404) → bad input (400) → `hang` → outage (503 + Retry-After) →
- * `errorRate` (503, no effect) → known key: replay (200) or conflict (409) → permanent failure
- * (422, no effect) → apply the effect → `lostReplyRate` (503 after the effect) → 200.
+ * `errorRate` (503, no effect) → known key: replay (200) or conflict (409) → forward key already
+ * compensated (409, no effect) → permanent failure (422, no effect) → apply the effect →
+ * `lostReplyRate` (503 after the effect) → 200.
  * Latency delays every answer, the effect having already been applied.
+ *
+ * An undo that names its forward call's key (`Compensates-Idempotency-Key`, or the payload's
+ * `originalIdempotencyKey`) tombstones that key when it is applied, even when there was nothing to
+ * undo yet (then its result says `noop: true`). A forward call under a tombstoned key is refused
+ * with 409 and no effect, so a forward call still queued or retrying when its step was canceled
+ * can never overtake its undo. A forward call that took effect before its undo still replays.
  */
 export class RemoteSim {
   private readonly clock: Clock;
@@ -85,6 +93,8 @@ export class RemoteSim {
       return done('bad-request', errorAnswer(400, `Invalid body: ${issues}; send {"orderId": string, "payload": object}`));
     }
     const { orderId, payload } = parsed.data;
+    const compensates = compensatedKeyOf(service, operation, request.compensatesKey, payload, maxIdempotencyKeyLength);
+    if (!compensates.ok) return done('bad-request', errorAnswer(400, compensates.error), orderId);
     const faults = this.plan.get(service);
     const delayMs = faults.latencyMs;
     const now = this.clock.now();
@@ -109,11 +119,18 @@ export class RemoteSim {
       }
       return done('replayed', answer(200, responseBody(existing), { 'Idempotent-Replayed': 'true' }, delayMs), orderId);
     }
+    const undo = isCompensation(service, operation) ? undefined : this.effects.undoOf(service, idempotencyKey);
+    if (undo !== undefined) {
+      const message =
+        `${service}.${operation} '${idempotencyKey}' was already compensated (undo ${undo.effectId}); ` +
+        'the forward call is refused so its undo cannot be overtaken. Do not retry it: the step counts as undone';
+      return done('tombstoned', errorAnswer(409, message, {}, delayMs), orderId);
+    }
 
     const failure = permanentFailure(service, operation, orderId, faults);
     if (failure !== undefined) return done('permanent', errorAnswer(422, failure, {}, delayMs), orderId);
 
-    const effect = this.apply(service, operation, orderId, idempotencyKey, payload, now);
+    const effect = this.apply(service, operation, orderId, idempotencyKey, payload, compensates.key, now);
     if (faults.lostReplyRate > 0 && this.random.next() < faults.lostReplyRate) {
       return done('lost', errorAnswer(503, unavailable(service), {}, delayMs), orderId);
     }
@@ -165,11 +182,12 @@ export class RemoteSim {
     orderId: string,
     idempotencyKey: string,
     payload: Record<string, unknown>,
+    compensates: string | undefined,
     now: number,
   ): Effect {
     this.serial += 1;
     const serial = String(this.serial).padStart(6, '0');
-    const original = isCompensation(service, operation) ? this.originalOf(service, orderId, payload) : undefined;
+    const original = isCompensation(service, operation) ? this.originalOf(service, orderId, compensates) : undefined;
     const effect: Effect = {
       effectId: `eff-${serial}`,
       service,
@@ -178,18 +196,19 @@ export class RemoteSim {
       idempotencyKey,
       at: now,
       result: operationResult({ service, operation, payload, serial, original }),
+      // Recording it tombstones the forward key (see EffectLedger.undoOf).
+      ...(compensates === undefined ? {} : { compensates }),
     };
     this.effects.record(effect);
     return effect;
   }
 
-  // The forward effect a compensation undoes: the one under `payload.originalIdempotencyKey` when
-  // the caller names it, otherwise the latest forward effect of the same order on this service.
-  private originalOf(service: RemoteServiceName, orderId: string, payload: Record<string, unknown>): Effect | undefined {
+  // The forward effect a compensation undoes: the one under the forward key when the caller names
+  // it, otherwise the latest forward effect of the same order on this service.
+  private originalOf(service: RemoteServiceName, orderId: string, named: string | undefined): Effect | undefined {
     const forward = RemoteOperations[service].forward;
-    const named = payload['originalIdempotencyKey'];
     const candidate =
-      typeof named === 'string'
+      named !== undefined
         ? this.effects.find(service, named)
         : this.effects.findLast((e) => e.service === service && e.orderId === orderId && e.operation === forward);
     return candidate !== undefined && candidate.orderId === orderId && candidate.operation === forward ? candidate : undefined;

@@ -11,6 +11,8 @@ export interface SimRequest {
   url: string;
   /** The `Idempotency-Key` header, undefined when absent. */
   idempotencyKey: string | undefined;
+  /** The `Compensates-Idempotency-Key` header, undefined when absent (optional for older callers). */
+  compensatesKey?: string | undefined;
   /** Parsed JSON body (`undefined` when empty, `MalformedJson` when unparseable). */
   body: unknown;
 }
@@ -30,7 +32,8 @@ export function routeRequest(sim: RemoteSim, request: SimRequest): SimResponse {
 
   if (first === 'services' && second !== undefined && third !== undefined) {
     if (method !== 'POST') return notAllowed(method, url.pathname, 'POST');
-    return sim.call({ service: second, operation: third, idempotencyKey: request.idempotencyKey, body: request.body });
+    const { idempotencyKey, compensatesKey, body } = request;
+    return sim.call({ service: second, operation: third, idempotencyKey, compensatesKey, body });
   }
   if (first === 'healthz' && second === undefined) {
     return method === 'GET' ? answer(200, { status: 'ok' }) : notAllowed(method, url.pathname, 'GET');
