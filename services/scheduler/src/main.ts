@@ -17,6 +17,7 @@ runMain('scheduler', async () => {
     logger,
     claimBatch: config.CLAIM_BATCH,
     pollIntervalMs: config.POLL_INTERVAL_MS,
+    canDispatch: () => bus.isReady(),
   });
   const commands = new OperatorCommandHandler(engine, bus, logger);
   const replies = bus.consume({
@@ -37,9 +38,10 @@ runMain('scheduler', async () => {
     queue: QueueNames.operatorCommands,
     schema: OperatorCommand,
     concurrency: 1,
-    handle: async (command) => {
-      await commands.handle(command);
-      await scheduler.claimAvailable();
+    handle: async (command, meta) => {
+      await commands.handle(command, meta.jobId);
+      // Not awaited: a claim round busy with a burst of wake-ups must not hold the next command back.
+      void scheduler.claimAvailable();
     },
   });
   scheduler.start();
@@ -48,12 +50,13 @@ runMain('scheduler', async () => {
     ready: () => bus.isReady() && replies.isRunning(),
     metrics: () => ({ ...scheduler.metrics(), ...replies.stats(), ...jobs?.runner.metrics() }),
   });
-  if (config.PROBE_PORT >= 0) await probe.start(config.PROBE_PORT);
+  // The bound port is logged in the ready line: the readiness signal for whoever started this process.
+  const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
   installShutdown(logger, [
     { name: 'scheduler', close: () => scheduler.close() },
     ...(jobs ? [jobs] : []),
     { name: 'probe', close: () => probe.close() },
     ...svc.closables,
   ]);
-  logger.info({ workflows: svc.registry.list() }, 'scheduler ready');
+  logger.info({ workflows: svc.registry.list(), probePort }, 'scheduler ready');
 });

@@ -139,7 +139,7 @@ describe('OperatorCommandHandler', () => {
     await h.engine.apply('p-1', { type: 'claim' });
     const result = await h.handler.handle(command({ command: 'cancel', replyTo: undefined }));
 
-    expect(result).toMatchObject({ ok: true, message: 'canceled by alice' });
+    expect(result).toMatchObject({ ok: true, message: "canceled by alice; undo held 5000 ms until the in-flight attempt's complete-by" });
     expect(await h.doc()).toMatchObject({ state: 'Pending', mode: 'compensate', canceled: true });
     expect(h.outbox.sent.filter((s) => s.queue === 'ops.results')).toEqual([]);
   });

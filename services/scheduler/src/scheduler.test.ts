@@ -38,11 +38,11 @@ class Harness {
   readonly registry = new WorkflowRegistry(builtInWorkflows);
   readonly store: InMemoryProcessStore;
 
-  constructor(storeOptions: InMemoryProcessStoreOptions = {}) {
-    this.store = new InMemoryProcessStore(storeOptions);
+  constructor(storeOptions: InMemoryProcessStoreOptions = {}, store?: InMemoryProcessStore) {
+    this.store = store ?? new InMemoryProcessStore(storeOptions);
   }
 
-  scheduler(who: string, claimBatch = 20): Scheduler {
+  scheduler(who: string, claimBatch = 20, canDispatch?: () => boolean): Scheduler {
     const engine = new ProcessEngine({
       store: this.store,
       outbox: this.outbox,
@@ -59,6 +59,7 @@ class Harness {
       logger,
       claimBatch,
       pollIntervalMs: 0,
+      ...(canDispatch ? { canDispatch } : {}),
     });
   }
 
@@ -105,6 +106,14 @@ function okReply(request: AgentRequest, at: number): AgentReply {
   };
 }
 
+/** A store whose `p-poison` document cannot be decoded, as a payload nested thousands deep could not. */
+class PoisonStore extends InMemoryProcessStore {
+  override async get(processId: string): Promise<ProcessDocument | null> {
+    if (processId === 'p-poison') throw new RangeError('Maximum call stack size exceeded');
+    return super.get(processId);
+  }
+}
+
 // --- tests ---
 
 describe('Scheduler claiming processes', () => {
@@ -125,7 +134,7 @@ describe('Scheduler claiming processes', () => {
 
     for (const id of good) expect(await h.doc(id)).toMatchObject({ state: 'Processing' });
     expect(await h.doc('p-poison')).toMatchObject({ state: 'Pending', attempt: 0 });
-    expect(scheduler.metrics()).toMatchObject({ claimed: 5, claimErrors: 1 });
+    expect(scheduler.metrics()).toMatchObject({ claimed: 5, claimErrors: 0, quarantined: 0 });
   });
 
   it('claims every claimable process across several batches and leaves a not-yet-due one Pending', async () => {
@@ -281,5 +290,64 @@ describe('Scheduler applying replies', () => {
       `process ${id} kept changing while applying a reply; will retry`,
     );
     expect(await h.doc(id)).toMatchObject({ currentStep: 0, attempt: 1 });
+  });
+});
+
+describe('Scheduler with a process it cannot handle', () => {
+  async function insertUndeployed(h: Harness): Promise<void> {
+    const poison = createProcess({
+      processId: 'p-poison',
+      orderId: 'order-poison',
+      payload: {},
+      replyTo: 'app.status',
+      workflow: { ...orderFulfilmentV1, version: 99 },
+      now: h.clock.t,
+    });
+    await h.store.insert(poison);
+  }
+
+  it('gives a process whose workflow version is still not deployed after 10 minutes up to an operator', async () => {
+    const h = new Harness();
+    await insertUndeployed(h);
+    const scheduler = h.scheduler('scheduler-1');
+    h.clock.t += 599_999;
+    await scheduler.claimAvailable();
+    expect(await h.doc('p-poison')).toMatchObject({ state: 'Pending' });
+
+    h.clock.t += 1;
+    await scheduler.claimAvailable();
+    const given = await h.doc('p-poison');
+    expect(given).toMatchObject({ state: 'Error', attempt: 1, revision: 1, lockedBy: null });
+    expect(given.reason).toBe('cannot be handled: Workflow order-fulfilment v99 is not registered here; deploy a build that still has it');
+    expect(scheduler.metrics()).toMatchObject({ quarantined: 1 });
+    // The alert, the Failed status and the history entry are owed in its outbox, for the sweep to deliver.
+    expect(given.outbox?.map((e) => (e.kind === 'message' ? e.queue : 'history'))).toEqual(['history', QueueNames.alerts, 'app.status']);
+    expect(given.outboxSince).toEqual(new Date(h.clock.t));
+  });
+
+  it('gives a process whose document cannot be read up to an operator at once, and claims the others', async () => {
+    const h = new Harness({}, new PoisonStore());
+    await insertUndeployed(h);
+    const good = await h.submit(2);
+    const scheduler = h.scheduler('scheduler-1');
+    await scheduler.claimAvailable();
+    expect(await h.store.list().find((d) => d._id === 'p-poison')).toMatchObject({
+      state: 'Error',
+      reason: 'cannot be handled: its document cannot be read (Maximum call stack size exceeded)',
+    });
+    for (const id of good) expect(await h.doc(id)).toMatchObject({ state: 'Processing' });
+  });
+
+  it('claims nothing while the bus cannot dispatch, and everything once it can', async () => {
+    const h = new Harness();
+    const ids = await h.submit(3);
+    let connected = false;
+    const scheduler = h.scheduler('scheduler-1', 20, () => connected);
+    await scheduler.claimAvailable();
+    for (const id of ids) expect(await h.doc(id)).toMatchObject({ state: 'Pending', attempt: 0 });
+    expect(scheduler.metrics()).toMatchObject({ skippedRounds: 1, claimed: 0 });
+    connected = true;
+    await scheduler.claimAvailable();
+    for (const id of ids) expect(await h.doc(id)).toMatchObject({ state: 'Processing', attempt: 1 });
   });
 });

@@ -14,6 +14,11 @@ export interface SchedulerDeps {
   claimBatch?: number;
   /** 0 disables the poll (a simulation drives `claimAvailable` itself). @default 1000 */
   pollIntervalMs?: number;
+  /**
+   * Whether a dispatch can be sent now (the bus is connected). While it says no, claim rounds are
+   * skipped: claiming would only hold processes whose dispatch cannot leave. @default always
+   */
+  canDispatch?: () => boolean;
 }
 
 /**
@@ -25,7 +30,7 @@ export class Scheduler {
   private running: Promise<void> | undefined;
   private again = false;
   private closed = false;
-  private readonly counters = { claimed: 0, claimErrors: 0, replies: 0, staleReplies: 0 };
+  private readonly counters = { claimed: 0, claimErrors: 0, replies: 0, staleReplies: 0, quarantined: 0, skippedRounds: 0 };
 
   constructor(private readonly deps: SchedulerDeps) {}
 
@@ -68,24 +73,35 @@ export class Scheduler {
   }
 
   private async claimRound(): Promise<void> {
+    if (this.deps.canDispatch && !this.deps.canDispatch()) {
+      this.counters.skippedRounds += 1;
+      this.deps.logger.debug('bus not connected; claim round skipped until it is');
+      return;
+    }
     const batch = this.deps.claimBatch ?? 20;
-    // Processes that cannot be handled here (e.g. their workflow version is not deployed) are
-    // skipped for the rest of the round, so they never block the ones behind them.
-    const poisoned = new Set<string>();
+    // Processes that could not be claimed in this round (a transient error, or a workflow version
+    // that may still be deployed) are skipped for the rest of it, so they never block the ones
+    // behind them; the next round tries them again. Nothing is skipped for longer than a round.
+    const skipped = new Set<string>();
     for (;;) {
       if (this.closed) return;
-      const limit = batch + poisoned.size;
+      const limit = batch + skipped.size;
       const found = await this.deps.store.findClaimable(new Date(this.deps.clock.now()), limit);
-      const candidates = found.filter((d) => !poisoned.has(d._id));
+      const candidates = found.filter((d) => !skipped.has(d._id));
       let claimed = 0;
-      for (const doc of candidates) {
+      for (const summary of candidates) {
         try {
-          const outcome = await this.deps.engine.applyTo(doc, { type: 'claim' });
+          const outcome = await this.deps.engine.apply(summary._id, { type: 'claim' });
           if (outcome.kind === 'applied') claimed += 1;
+          if (outcome.kind === 'unhandleable') {
+            const given = await this.deps.engine.giveUp(summary, outcome);
+            if (given === 'quarantined') this.counters.quarantined += 1;
+            else skipped.add(summary._id);
+          }
         } catch (e) {
-          poisoned.add(doc._id);
+          skipped.add(summary._id);
           this.counters.claimErrors += 1;
-          this.deps.logger.error({ err: ensureError(e), processId: doc._id, orderId: doc.orderId }, 'cannot claim process; skipping it');
+          this.deps.logger.warn({ err: ensureError(e), processId: summary._id, orderId: summary.orderId }, 'could not claim process; the next round retries it');
         }
       }
       this.counters.claimed += claimed;
@@ -102,6 +118,9 @@ export class Scheduler {
     if (outcome.kind === 'ignored') {
       this.counters.staleReplies += 1;
       log.info({ outcome: reply.outcome, reason: outcome.reason }, 'reply ignored');
+    } else if (outcome.kind === 'unhandleable') {
+      // The claim round or the sweep gives such a process up to an operator; the reply is moot.
+      log.error({ reason: outcome.reason }, 'reply for a process this build cannot handle ignored');
     } else if (outcome.kind === 'not-found') {
       log.warn('reply for an unknown process ignored (removed by TTL?)');
     } else if (outcome.kind === 'contended') {

@@ -31,7 +31,8 @@ runMain('submission', async () => {
     ready: () => bus.isReady() && consumer.isRunning(),
     metrics: () => consumer.stats(),
   });
-  if (config.PROBE_PORT >= 0) await probe.start(config.PROBE_PORT);
+  // The bound port is logged in the ready line: the readiness signal for whoever started this process.
+  const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
   installShutdown(logger, [{ name: 'probe', close: () => probe.close() }, ...svc.closables]);
-  logger.info({ queue: QueueNames.submission, workflows: svc.registry.list() }, 'submission ready');
+  logger.info({ queue: QueueNames.submission, workflows: svc.registry.list(), probePort }, 'submission ready');
 });

@@ -71,7 +71,7 @@ describe('SubmissionHandler', () => {
     expect(h.outbox.sent).toEqual([
       {
         queue: 'app.status',
-        message: { schemaVersion: 1, orderId: 'order-1', processId: 'p-1', status: 'Received', at: T0 },
+        message: { schemaVersion: 1, eventId: 'p-1.0.0', orderId: 'order-1', processId: 'p-1', status: 'Received', at: T0 },
         // Delivered from the process's outbox, with a job id that makes a second delivery a no-op.
         options: { jobId: 'p-1.0.0' },
       },
@@ -133,14 +133,34 @@ describe('SubmissionHandler', () => {
     expect(h.deadLetters.entries).toEqual([
       { queue: QueueNames.submission, reason, issues: [], original: message },
     ]);
+    const eventId = expect.stringMatching(/^rejected\.[0-9a-f]{40}$/) as unknown as string;
     expect(h.outbox.sent).toEqual([
       {
         queue: 'app.status',
-        message: { schemaVersion: 1, orderId: 'order-1', status: 'Rejected', reason, at: T0 },
-        options: undefined,
+        message: { schemaVersion: 1, eventId, orderId: 'order-1', status: 'Rejected', reason, at: T0 },
+        options: { jobId: eventId },
       },
     ]);
     expect(h.store.list()).toEqual([]);
+    // A redelivery is rejected under the same id, so the application sees one Rejected.
+    await h.handler.handle(message);
+    const ids = h.outbox.sent.map((s) => s.options?.jobId);
+    expect(ids[1]).toBe(ids[0]);
+  });
+
+  it('answers a redelivery of the same submission as the first time, never Duplicate', async () => {
+    const h = new Harness();
+    const first = await h.handler.handle(order());
+    h.clock.t += 60_000;
+    const again = await h.handler.handle(order());
+
+    expect(again).toEqual(first);
+    expect(h.store.list()).toHaveLength(1);
+    const statuses = h.outbox.to('app.status');
+    expect(statuses.map((s) => (s.message as { status: string }).status)).toEqual(['Received', 'Received']);
+    // The same event under the same id: a receiver (or BullMQ) drops the repeat.
+    expect(statuses[1]).toEqual(statuses[0]);
+    expect(h.outbox.to(QueueNames.schedulerReady)).toHaveLength(2);
   });
 
   it('rejects an order pinned to a workflow version that is not registered', async () => {

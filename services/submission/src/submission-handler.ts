@@ -11,6 +11,7 @@ import type { Clock } from '@sas/runtime';
 import type { ProcessStore } from '@sas/store';
 import { createProcess, type WorkflowRegistry } from '@sas/workflow';
 import type { Logger } from 'pino';
+import { submissionFingerprint } from './submission-fingerprint';
 
 /** Keeps messages that cannot be handled (implemented by the bus's dead-letter queue). */
 export interface DeadLetters {
@@ -37,6 +38,8 @@ export type SubmissionOutcome =
 /**
  * Turns a valid submission into ONE process document (order and process record in a single
  * insert, unique on orderId), answers `Received` or `Duplicate`, and wakes a scheduler.
+ * A redelivery of the same submission (same fingerprint) is the same order: it is answered as
+ * the first time, with the same `Received` event (same `eventId`), never `Duplicate`.
  */
 export class SubmissionHandler {
   private readonly delivery: OutboxDelivery;
@@ -49,11 +52,14 @@ export class SubmissionHandler {
     const { registry, store, clock, logger } = this.deps;
     const log = logger.child({ orderId: message.orderId });
     const workflow = registry.find(message.workflow, message.workflowVersion);
+    const fingerprint = submissionFingerprint(message);
     if (!workflow) {
       const version = message.workflowVersion ? ` v${message.workflowVersion}` : '';
       const reason = `unknown workflow '${message.workflow}${version}'; known: ${registry.list().join(', ')}`;
       await this.deps.deadLetters.deadLetter({ queue: QueueNames.submission, reason, issues: [], original: message });
-      await this.status(message.replyTo, { orderId: message.orderId, status: 'Rejected', reason });
+      // The same id for the same submission, so a redelivery's Rejected is dropped as a repeat.
+      const eventId = `rejected.${fingerprint.slice(0, 40)}`;
+      await this.status(message.replyTo, { eventId, orderId: message.orderId, status: 'Rejected', reason }, eventId);
       log.warn({ reason }, 'submission rejected');
       return { kind: 'rejected', reason };
     }
@@ -72,6 +78,8 @@ export class SubmissionHandler {
     const received: StatusEvent = { schemaVersion: SCHEMA_VERSION, orderId: message.orderId, processId, status: 'Received', at: now };
     const doc: ProcessDocument = {
       ...created,
+      submissionFingerprint: fingerprint,
+      outboxSince: created.createdAt,
       outbox: outboxEntries(
         processId,
         created.revision,
@@ -93,6 +101,7 @@ export class SubmissionHandler {
     const inserted = await store.insert(doc);
     if (!inserted.ok) {
       const existing = await store.getByOrderId(message.orderId);
+      if (existing && existing.submissionFingerprint === fingerprint) return this.answerAgain(existing, message, log);
       const reason = `orderId '${message.orderId}' was already submitted${existing ? ` (process ${existing._id}, ${existing.state})` : ''}; nothing new was created`;
       await this.status(message.replyTo, { orderId: message.orderId, processId: existing?._id, status: 'Duplicate', reason });
       log.info({ processId: existing?._id }, 'duplicate submission');
@@ -101,6 +110,24 @@ export class SubmissionHandler {
     await this.delivery.deliver(doc);
     await this.deps.outbox.send(QueueNames.schedulerReady, { schemaVersion: SCHEMA_VERSION, processId, reason: 'submitted' });
     log.info({ processId, workflow: workflow.name, version: workflow.version }, 'order received');
+    return { kind: 'received', processId };
+  }
+
+  /**
+   * The same submission again (BullMQ redelivered it after a crash, or the application resent it):
+   * deliver whatever the first delivery still owes, repeat its `Received` event under the same id
+   * (so a receiver that saw it drops it) and wake a scheduler, as the first delivery would have.
+   */
+  private async answerAgain(existing: ProcessDocument, message: SubmissionMessage, log: Logger): Promise<SubmissionOutcome> {
+    const processId = existing._id;
+    await this.delivery.deliver(existing);
+    if (message.replyTo) {
+      const event: StatusEvent = { schemaVersion: SCHEMA_VERSION, orderId: message.orderId, processId, status: 'Received', at: existing.createdAt.getTime() };
+      const [received] = outboxEntries(processId, 0, [{ type: 'status', replyTo: message.replyTo, event }], null);
+      if (received?.kind === 'message') await this.deps.outbox.send(received.queue, received.message, { jobId: received.id });
+    }
+    await this.deps.outbox.send(QueueNames.schedulerReady, { schemaVersion: SCHEMA_VERSION, processId, reason: 'submitted' });
+    log.info({ processId, state: existing.state }, 'same submission delivered again; answered as the first time');
     return { kind: 'received', processId };
   }
 
@@ -113,8 +140,8 @@ export class SubmissionHandler {
     await this.status(replyTo.data, { orderId, status: 'Rejected', reason: `${reason}: ${issues.join('; ')}` });
   }
 
-  private async status(replyTo: string | undefined, event: Omit<StatusEvent, 'schemaVersion' | 'at'>): Promise<void> {
+  private async status(replyTo: string | undefined, event: Omit<StatusEvent, 'schemaVersion' | 'at'>, jobId?: string): Promise<void> {
     if (!replyTo) return;
-    await this.deps.outbox.send(replyTo, { schemaVersion: SCHEMA_VERSION, ...event, at: this.deps.clock.now() });
+    await this.deps.outbox.send(replyTo, { schemaVersion: SCHEMA_VERSION, ...event, at: this.deps.clock.now() }, jobId ? { jobId } : undefined);
   }
 }

@@ -20,11 +20,12 @@ runMain('supervisor', async () => {
   });
   supervisor.start();
   const probe = new ProbeServer('supervisor', { ready: () => svc.bus.isReady(), metrics: () => supervisor.metrics() });
-  if (config.PROBE_PORT >= 0) await probe.start(config.PROBE_PORT);
+  // The bound port is logged in the ready line: the readiness signal for whoever started this process.
+  const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
   installShutdown(svc.logger, [
     { name: 'supervisor', close: () => supervisor.close() },
     { name: 'probe', close: () => probe.close() },
     ...svc.closables,
   ]);
-  svc.logger.info({ sweepIntervalMs: config.SWEEP_INTERVAL_MS }, 'supervisor ready');
+  svc.logger.info({ sweepIntervalMs: config.SWEEP_INTERVAL_MS, probePort }, 'supervisor ready');
 });

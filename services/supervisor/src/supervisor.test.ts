@@ -14,7 +14,10 @@ describe('Supervisor recovering an expired process', () => {
     const owed = [{ kind: 'message' as const, id: 'p-1.1.0', queue: 'app.status', message: { status: 'Processing' } }];
     // As if the scheduler committed the claim and died before delivering: the outbox is still full.
     // completeBy is far ahead, so only the outbox sweep (not a recovery) can deliver it.
-    await h.store.commit({ ...held, revision: held.revision + 1, outbox: owed, completeBy: new Date(T0 + 60_000) }, held.revision);
+    await h.store.commit(
+      { ...held, revision: held.revision + 1, outbox: owed, outboxSince: held.updatedAt, completeBy: new Date(T0 + 60_000) },
+      held.revision,
+    );
     const supervisor = h.supervisor('supervisor-a');
     const before = h.outbox.sent.length;
     expect(await supervisor.sweep()).toMatchObject({ delivered: 0 });
@@ -36,6 +39,41 @@ describe('Supervisor recovering an expired process', () => {
     expect(report).toMatchObject({ leader: true, recovered: 1, skipped: 1 });
     expect(await h.doc()).toMatchObject({ state: 'Pending', failureCount: 1 });
     expect(await h.store.get('p-poison')).toMatchObject({ state: 'Processing', failureCount: 0 });
+  });
+
+  it('retries on the next sweep a process whose recovery failed once on a transient error', async () => {
+    await h.held();
+    h.clock.t += COMPLETE_BY_MS;
+    const get = h.store.get.bind(h.store);
+    let blips = 1;
+    h.store.get = async (id) => {
+      if (blips-- > 0) throw new Error('connection reset by MongoDB');
+      return get(id);
+    };
+    const supervisor = h.supervisor('supervisor-a');
+    expect(await supervisor.sweep()).toMatchObject({ leader: true, recovered: 0, skipped: 1 });
+    expect(await h.doc()).toMatchObject({ state: 'Processing', failureCount: 0 });
+    // Not skipped for the life of the instance: the next sweep recovers it, once.
+    expect(await supervisor.sweep()).toMatchObject({ recovered: 1, skipped: 0 });
+    expect(await h.doc()).toMatchObject({ state: 'Pending', failureCount: 1 });
+    expect(await supervisor.sweep()).toMatchObject({ recovered: 0 });
+    expect(supervisor.metrics()).toMatchObject({ recovered: 1, errors: 1 });
+  });
+
+  it('gives a process whose workflow version is still not deployed after 10 minutes up to an operator', async () => {
+    await h.held();
+    const held = await h.doc();
+    await h.store.insert({ ...held, _id: 'p-poison', orderId: 'o-poison', workflowVersion: 99, completeBy: new Date(h.clock.t) });
+    h.clock.t += 600_000;
+    const supervisor = h.supervisor('supervisor-a');
+    await supervisor.sweep();
+    expect(await h.store.get('p-poison')).toMatchObject({ state: 'Error', reason: expect.stringContaining('cannot be handled: Workflow order-fulfilment v99') });
+    expect(supervisor.metrics()).toMatchObject({ quarantined: 1 });
+    // The alert and the Failed status it owes are delivered by the outbox sweep after its grace.
+    h.clock.t += 5000;
+    await supervisor.sweep();
+    expect(h.outbox.messagesTo(QueueNames.alerts)).toEqual([expect.objectContaining({ kind: 'ProcessError', processId: 'p-poison' })]);
+    expect(h.outbox.messagesTo('app.status')).toContainEqual(expect.objectContaining({ status: 'Failed', processId: 'p-poison' }));
   });
 
   it('below the threshold releases it for another attempt with a wake-up and no alert', async () => {

@@ -32,6 +32,8 @@ export interface SweepReport {
 }
 
 const LEASE = 'supervisor-sweep';
+/** Bounds one sweep's queries, so a sweep always ends and renews its lease in time. */
+const MAX_QUERIES_PER_SWEEP = 10;
 
 /**
  * Finds processes whose complete-by has passed and hands each to the state machine's `expire`:
@@ -43,10 +45,8 @@ export class Supervisor {
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<SweepReport> | undefined;
   private closed = false;
-  /** Processes this instance cannot handle; skipped (and logged once) so they never block the sweep. */
-  private readonly poisoned = new Set<string>();
   private closing: Promise<void> | undefined;
-  private readonly counters = { sweeps: 0, recovered: 0, leader: 0, delivered: 0 };
+  private readonly counters = { sweeps: 0, recovered: 0, leader: 0, delivered: 0, quarantined: 0, errors: 0 };
 
   constructor(private readonly deps: SupervisorDeps) {}
 
@@ -83,23 +83,7 @@ export class Supervisor {
       this.counters.leader = report.leader ? 1 : 0;
       if (!report.leader) return report;
       this.counters.sweeps += 1;
-      const batch = this.deps.batch ?? 100;
-      const found = await this.deps.store.findExpired(now, batch + this.poisoned.size);
-      const expired = found.filter((d) => !this.poisoned.has(d._id));
-      for (const doc of expired) {
-        if (this.closed) break;
-        try {
-          const outcome = await this.deps.engine.applyTo(doc, { type: 'expire' });
-          if (outcome.kind === 'applied') report.recovered += 1;
-          else report.skipped += 1;
-        } catch (e) {
-          // One process that cannot be handled here (e.g. its workflow version is not deployed)
-          // must not stop the sweep of the others.
-          report.skipped += 1;
-          this.poisoned.add(doc._id);
-          this.deps.logger.error({ err: ensureError(e), processId: doc._id, orderId: doc.orderId }, 'cannot recover process; skipping it');
-        }
-      }
+      await this.recoverExpired(now, report);
       this.counters.recovered += report.recovered;
       report.delivered = await this.deliverOwed(now);
       if (report.recovered > 0) this.deps.logger.info(report, 'sweep recovered processes');
@@ -107,6 +91,40 @@ export class Supervisor {
       this.deps.logger.warn({ err: ensureError(e) }, 'sweep failed; the next one retries');
     }
     return report;
+  }
+
+  /**
+   * Recovers every expired process. One that throws (a transient store error) or cannot be handled
+   * yet is skipped for the rest of this sweep only, so it never blocks the ones behind it and is
+   * tried again by the next sweep; one this build can never handle is given up to an operator.
+   */
+  private async recoverExpired(now: Date, report: SweepReport): Promise<void> {
+    const batch = this.deps.batch ?? 100;
+    const skipped = new Set<string>();
+    for (let round = 0; round < MAX_QUERIES_PER_SWEEP && !this.closed; round++) {
+      const limit = batch + skipped.size;
+      const found = await this.deps.store.findExpired(now, limit);
+      const expired = found.filter((d) => !skipped.has(d._id));
+      for (const summary of expired) {
+        if (this.closed) break;
+        try {
+          const outcome = await this.deps.engine.apply(summary._id, { type: 'expire' });
+          if (outcome.kind === 'applied') report.recovered += 1;
+          else if (outcome.kind === 'unhandleable' && (await this.deps.engine.giveUp(summary, outcome)) === 'quarantined') {
+            this.counters.quarantined += 1;
+          } else {
+            report.skipped += 1;
+            skipped.add(summary._id);
+          }
+        } catch (e) {
+          report.skipped += 1;
+          skipped.add(summary._id);
+          this.counters.errors += 1;
+          this.deps.logger.warn({ err: ensureError(e), processId: summary._id, orderId: summary.orderId }, 'could not recover process; the next sweep retries it');
+        }
+      }
+      if (found.length < limit || expired.length === 0) return;
+    }
   }
 
   /**
