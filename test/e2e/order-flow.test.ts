@@ -38,11 +38,35 @@ describe('orders flowing through every service as its own process', () => {
     }
   });
 
-  it('answers a duplicate submission with Duplicate and creates nothing new', async () => {
-    await fx.submit(ids.slice(0, 10).map((id) => fx.order(id)));
-    await fx.stack.waitFor(() => ids.slice(0, 10).every((id) => fx.statusesOf(id).includes('Duplicate')), {
+  it('answers the same submission sent again as the first time, never Duplicate', async () => {
+    const again = ids.slice(0, 10);
+    await fx.submit(again.map((id) => fx.order(id)));
+    const answered = () =>
+      fx.system
+        .byRole('submission')
+        .flatMap((s) => s.lines)
+        .filter((l) => l.json?.['msg'] === 'same submission delivered again; answered as the first time')
+        .map((l) => String(l.json?.['orderId']));
+    await fx.stack.waitFor(() => again.every((id) => answered().includes(id)), {
       timeoutMs: 15_000,
-      description: 'Duplicate status for 10 resubmitted orders',
+      description: '10 resent orders answered as the first time',
+    });
+    expect(await fx.processes()).toHaveLength(ORDERS);
+    expect(fx.statuses.messages.filter((m) => m.status === 'Duplicate')).toEqual([]);
+    // The repeated Received carries the first one's eventId, so a receiver drops it as a repeat.
+    for (const id of again) {
+      const received = fx.statuses.messages.filter((m) => m.orderId === id && m.status === 'Received');
+      expect(new Set(received.map((m) => m.eventId)).size).toBe(1);
+    }
+    expect((await fx.ledger()).length).toBe(ORDERS * 3);
+  });
+
+  it('answers a different submission under a taken orderId with Duplicate and creates nothing new', async () => {
+    const taken = ids.slice(0, 10);
+    await fx.submit(taken.map((id) => fx.order(id, { payload: { sku: 'kettle', quantity: 1, amount: 999 } })));
+    await fx.stack.waitFor(() => taken.every((id) => fx.statusesOf(id).includes('Duplicate')), {
+      timeoutMs: 15_000,
+      description: 'Duplicate status for 10 orders resubmitted with another payload',
     });
     expect(await fx.processes()).toHaveLength(ORDERS);
     const dup = fx.statuses.messages.find((m) => m.status === 'Duplicate');
