@@ -1,6 +1,7 @@
-import { Bus, type MessageMeta } from '@sas/bus';
+import { Bus, Consumer, createRedisConnection, requestReply, type MessageMeta } from '@sas/bus';
 import { QueueNames, SchedulerWakeup, type DeadLetterEntry } from '@sas/contracts';
-import { createLogger } from '@sas/runtime';
+import { TransientError, createLogger } from '@sas/runtime';
+import { freePort } from '@sas/stack';
 import { TestStack, uniqueName, waitFor } from '@sas/testkit';
 
 const T0 = Date.UTC(2030, 0, 1);
@@ -72,7 +73,7 @@ describe('Bus', () => {
       timeoutMs: 5_000,
       description: 'the handled counter to reach 3',
     });
-    expect(consumer.stats()).toEqual({ handled: 3, rejected: 0 });
+    expect(consumer.stats()).toEqual({ handled: 3, rejected: 0, retried: 0 });
   });
 
   it('dead-letters an invalid message at once with its flattened issues and tells onRejected', async () => {
@@ -116,7 +117,7 @@ describe('Bus', () => {
     // Not retried: the job completed on its first delivery.
     const counts = await bus.queue(queue).getJobCounts('completed', 'failed', 'delayed', 'waiting');
     expect(counts).toMatchObject({ completed: 1, failed: 0, delayed: 0, waiting: 0 });
-    expect(consumer.stats()).toEqual({ handled: 0, rejected: 1 });
+    expect(consumer.stats()).toEqual({ handled: 0, rejected: 1, retried: 0 });
   });
 
   it('retries a handler that keeps throwing and dead-letters the message after its last attempt', async () => {
@@ -127,6 +128,8 @@ describe('Bus', () => {
     bus.consume({
       queue,
       schema: SchedulerWakeup,
+      // The bus's own defaults (8 deliveries, exponential backoff) would take half a minute.
+      retry: { attempts: 2, backoffMs: 10 },
       handle: async () => {
         calls += 1;
         throw new Error(`mongo down (call ${calls})`);
@@ -136,8 +139,8 @@ describe('Bus', () => {
       },
     });
     const message = { schemaVersion: 1, processId: 'p-1', reason: 'test' };
-    // The bus's own defaults (8 attempts, exponential backoff) would take half a minute.
-    await bus.queue(queue).add(queue, message, { attempts: 2, backoff: 10 });
+    // The producer asks for 5 attempts: the consumer's policy (2) decides, not the producer.
+    await bus.queue(queue).add(queue, message, { attempts: 5, backoff: 10 });
 
     const [entry] = await deadLetters(bus, 1);
     expect(entry).toMatchObject({
@@ -187,5 +190,133 @@ describe('Bus', () => {
     expect(() =>
       bus.consume({ queue: 'bad:name', schema: SchedulerWakeup, handle: async () => undefined }),
     ).toThrow(INVALID_NAME);
+  });
+});
+
+describe('Bus under failure', () => {
+  it('retries a message sent with no attempts at all (a plain queue.add), so a blip does not dead-letter it', async () => {
+    const bus = openBus();
+    const queue = uniqueName('plain');
+    const deliveries: number[] = [];
+    const consumer = bus.consume({
+      queue,
+      schema: SchedulerWakeup,
+      retry: { backoffMs: 10 },
+      handle: async (_message, meta) => {
+        deliveries.push(meta.attemptsMade);
+        if (deliveries.length === 1) throw new Error('mongo blip');
+      },
+    });
+    // What the CLI and any application's `queue.add` do: BullMQ's default is a single attempt.
+    await bus.queue(queue).add(queue, { schemaVersion: 1, reason: 'test' });
+
+    await waitFor(() => consumer.stats().handled === 1, { timeoutMs: 10_000, description: 'the message handled on its second delivery' });
+    expect(deliveries).toEqual([0, 1]);
+    expect(consumer.stats()).toEqual({ handled: 1, rejected: 0, retried: 1 });
+  });
+
+  it('takes back a message whose consumer died within its configured lock, not BullMQ’s 30 s', async () => {
+    const queue = uniqueName('died');
+    const prefix = uniqueName('bus');
+    const logger = createLogger({ service: 'bus-test', instanceId: 'dying', level: 'silent' });
+    const lock = { lockDurationMs: 1_000, stalledIntervalMs: 500 };
+    // The dying consumer owns its connection, so the test can cut it as a kill -9 would.
+    const connection = createRedisConnection(stack.env.REDIS_URL ?? '');
+    let started = false;
+    const dying = new Consumer(
+      {
+        queue,
+        schema: SchedulerWakeup,
+        lock,
+        handle: () => {
+          started = true;
+          return new Promise<void>(() => undefined); // never finishes
+        },
+      },
+      connection,
+      prefix,
+      { deadLetter: async () => undefined },
+      logger,
+    );
+    const survivor = new Bus({ redisUrl: stack.env.REDIS_URL ?? '', prefix, instanceId: 'survivor', logger, clock: { now: () => T0 } });
+    buses.push(survivor);
+    await survivor.send(queue, { schemaVersion: 1, reason: 'test' });
+    await waitFor(() => started, { timeoutMs: 10_000, description: 'the dying consumer to take the message' });
+    connection.disconnect();
+    void dying.close().catch(() => undefined);
+
+    const taken: MessageMeta[] = [];
+    survivor.consume({ queue, schema: SchedulerWakeup, lock, handle: async (_m, meta) => void taken.push(meta) });
+    await waitFor(() => taken.length === 1, { timeoutMs: 8_000, description: 'the survivor to take the message back' });
+    expect(taken[0]?.attemptsMade).toBe(1);
+  });
+
+  it('fails a send within its deadline while Redis is unreachable, with a TransientError that says so', async () => {
+    const closedPort = await freePort();
+    const bus = new Bus({
+      redisUrl: `redis://127.0.0.1:${closedPort}`,
+      prefix: uniqueName('bus'),
+      instanceId: 'no-redis',
+      logger: createLogger({ service: 'bus-test', instanceId: 'no-redis', level: 'silent' }),
+      clock: { now: () => T0 },
+      sendTimeoutMs: 300,
+    });
+    buses.push(bus);
+    const send = bus.send('somewhere', { schemaVersion: 1, reason: 'test' });
+
+    await expect(send).rejects.toBeInstanceOf(TransientError);
+    await expect(send).rejects.toThrow("send to queue 'somewhere' took longer than 300 ms; is Redis reachable?");
+  });
+
+  it('keeps a bounded number of queue handles however many reply queues it answers', async () => {
+    const bus = new Bus({
+      redisUrl: stack.env.REDIS_URL ?? '',
+      prefix: uniqueName('bus'),
+      instanceId: 'many-queues',
+      logger: createLogger({ service: 'bus-test', instanceId: 'many-queues', level: 'silent' }),
+      clock: { now: () => T0 },
+      queueCacheSize: 3,
+    });
+    buses.push(bus);
+    bus.queue(QueueNames.deadLetter); // pinned: stays
+    const names = Array.from({ length: 20 }, (_, i) => uniqueName(`reply-${i}`));
+    await Promise.all(names.map((name) => bus.send(name, { schemaVersion: 1, reason: 'test' })));
+
+    expect(bus.queueHandles()).toBeLessThanOrEqual(4);
+    // An evicted queue is opened again on its next send.
+    await bus.send(names[0] ?? '', { schemaVersion: 1, reason: 'again' });
+    expect(await bus.queue(names[0] ?? '').count()).toBe(2);
+  });
+
+  it('drops an operator answer that arrives after its caller stopped waiting, leaving no queue behind', async () => {
+    const prefix = uniqueName('bus');
+    const redisUrl = stack.env.REDIS_URL ?? '';
+    const bus = new Bus({ redisUrl, prefix, instanceId: 'late', logger: createLogger({ service: 'bus-test', instanceId: 'late', level: 'silent' }), clock: { now: () => T0 } });
+    buses.push(bus);
+    const outcome = await requestReply({
+      redisUrl,
+      prefix,
+      queue: uniqueName('nobody-listens'),
+      request: (replyTo) => ({ schemaVersion: 1, reason: 'test', replyTo }),
+      reply: SchedulerWakeup,
+      timeoutMs: 200,
+    });
+    if (outcome.answered) throw new Error('nobody should have answered');
+
+    await bus.sendReply(outcome.replyTo, { schemaVersion: 1, reason: 'late answer' });
+
+    const redis = createRedisConnection(redisUrl);
+    try {
+      expect(await redis.keys(`${prefix}:${outcome.replyTo}:*`)).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('still answers an ordinary reply queue (an application’s own) through sendReply', async () => {
+    const bus = openBus();
+    const queue = uniqueName('app-status');
+    await bus.sendReply(queue, { schemaVersion: 1, reason: 'answer' });
+    expect(await bus.queue(queue).count()).toBe(1);
   });
 });

@@ -5,6 +5,9 @@ import type { z } from 'zod';
 import { QUEUE_NAME_PATTERN, QueueNames, SCHEMA_VERSION, type DeadLetterEntry } from '@sas/contracts';
 import type { Clock } from '@sas/runtime';
 import { Consumer } from './consumer';
+import { QueueCache } from './queue-cache';
+import { isReplyQueueClosed } from './reply-queue-marker';
+import { withSendDeadline } from './send-deadline';
 import type { ConsumerSpec } from './consumer-spec';
 import type { DeadLetterInput, DeadLetterSink } from './dead-letter-sink';
 import { createRedisConnection } from './redis-connection';
@@ -18,6 +21,10 @@ export interface BusOptions {
   instanceId: string;
   logger: Logger;
   clock: Clock;
+  /** A send that has not reached Redis by then fails with a TransientError. @default 5000 */
+  sendTimeoutMs?: number;
+  /** Queue handles kept for sending to non-system queues (reply queues). @default 256 */
+  queueCacheSize?: number;
 }
 
 /**
@@ -33,13 +40,16 @@ export interface BusOptions {
  */
 export class Bus implements DeadLetterSink {
   private readonly producer: Redis;
-  private readonly queues = new Map<string, Queue>();
+  private readonly queues: QueueCache<Queue>;
+  private readonly sendTimeoutMs: number;
   private readonly consumers: Consumer<z.ZodTypeAny>[] = [];
   private readonly consumerConnections: Redis[] = [];
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: BusOptions) {
     this.producer = createRedisConnection(options.redisUrl);
+    this.sendTimeoutMs = options.sendTimeoutMs ?? 5_000;
+    this.queues = new QueueCache(options.queueCacheSize ?? 256, (name) => new Queue(name, { connection: this.producer, prefix: options.prefix }));
     this.producer.on('error', (err) => options.logger.warn({ err: err.message }, 'redis connection error'));
     // Operators (and the chaos tests) see each outage and its end in the log.
     this.producer.on('reconnecting', () => options.logger.warn('redis connection lost; reconnecting'));
@@ -51,13 +61,43 @@ export class Bus implements DeadLetterSink {
     return this.producer.status === 'ready';
   }
 
-  /** Adds one message to a queue. Rejects when Redis is unreachable; callers decide to retry. */
+  /**
+   * Adds one message to a queue. Rejects when Redis is unreachable, at the latest after
+   * `sendTimeoutMs` (a TransientError); callers decide to retry.
+   */
   async send(queue: string, data: unknown, options: SendOptions = {}): Promise<void> {
-    await this.queue(queue).add(queue, data, {
+    assertQueueName(queue);
+    const jobOptions = {
       ...DEFAULT_JOB_OPTIONS,
       ...(options.jobId ? { jobId: options.jobId } : {}),
       ...(options.delayMs ? { delay: options.delayMs } : {}),
-    });
+    };
+    await withSendDeadline(
+      this.queues.with(queue, (q) => q.add(queue, data, jobOptions)),
+      this.sendTimeoutMs,
+      queue,
+    );
+  }
+
+  /**
+   * Sends an answer to a reply queue that may be a caller's private one (`requestReply`): if that
+   * caller has stopped waiting and removed its queue, the answer is dropped instead of creating
+   * the queue again for nobody, and a queue re-created while the answer was on its way is removed.
+   * Answers to ordinary queues (an application's own) are sent as by {@link send}.
+   */
+  async sendReply(queue: string, data: unknown, options: SendOptions = {}): Promise<void> {
+    const { prefix, logger } = this.options;
+    if (await isReplyQueueClosed(this.producer, prefix, queue)) {
+      logger.info({ queue }, 'answer dropped: its caller stopped waiting and removed the reply queue');
+      return;
+    }
+    await this.send(queue, data, options);
+    // The caller may have closed the queue between the check and the send: then the send created
+    // it again, and nobody else will remove it.
+    if (await isReplyQueueClosed(this.producer, prefix, queue)) {
+      logger.info({ queue }, 'answer arrived after its caller stopped waiting; removing the reply queue');
+      await this.queues.with(queue, (q) => q.obliterate({ force: true })).catch(() => undefined);
+    }
   }
 
   /** Starts consuming a queue; the consumer is closed with the bus. */
@@ -83,26 +123,33 @@ export class Bus implements DeadLetterSink {
       at: this.options.clock.now(),
     };
     // Dead letters are kept until an operator removes them.
-    await this.queue(QueueNames.deadLetter).add('dead-letter', entry, { removeOnComplete: false, removeOnFail: false });
+    await withSendDeadline(
+      this.queue(QueueNames.deadLetter).add('dead-letter', entry, { removeOnComplete: false, removeOnFail: false }),
+      this.sendTimeoutMs,
+      QueueNames.deadLetter,
+    );
   }
 
-  /** A queue handle for tools that inspect queues (dashboard, tests). */
+  /** A queue handle for tools that inspect queues (dashboard, tests); kept until the bus closes. */
   queue(name: string): Queue {
     assertQueueName(name);
-    let q = this.queues.get(name);
-    if (!q) {
-      q = new Queue(name, { connection: this.producer, prefix: this.options.prefix });
-      this.queues.set(name, q);
-    }
-    return q;
+    return this.queues.pin(name);
+  }
+
+  /** Queue handles held for sending, for `/metrics` and tests. */
+  queueHandles(): number {
+    return this.queues.size();
   }
 
   /** Closes consumers first (finishing in-flight jobs), then queues and connections. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       await Promise.allSettled(this.consumers.map((c) => c.close()));
-      await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
-      await Promise.allSettled([...this.consumerConnections, this.producer].map((c) => c.quit().catch(() => c.disconnect())));
+      await this.queues.closeAll();
+      // QUIT waits for a connection that is not up (Redis away): such a one is dropped instead.
+      await Promise.allSettled(
+        [...this.consumerConnections, this.producer].map((c) => (c.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c.disconnect())),
+      );
     })();
     return this.closing;
   }

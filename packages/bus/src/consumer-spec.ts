@@ -1,10 +1,12 @@
 import type { z } from 'zod';
+import type { ConsumerLock } from './consumer-lock';
+import type { RetryPolicy } from './retry-policy';
 
 /** Where a message came from, for logs and dead letters. */
 export interface MessageMeta {
   jobId: string;
   queue: string;
-  /** Deliveries before this one (0 on the first). */
+  /** Deliveries before this one (0 on the first), crashed and retried ones included. */
   attemptsMade: number;
 }
 
@@ -15,6 +17,10 @@ export interface ConsumerSpec<S extends z.ZodTypeAny> {
   schema: S;
   /** Jobs handled at once by this process. @default 8 */
   concurrency?: number;
+  /** How a throwing handler is retried, whatever the producer set. @default DEFAULT_RETRY_POLICY */
+  retry?: Partial<RetryPolicy>;
+  /** Lock and stalled-check timing. @default defaultLockFor(queue) */
+  lock?: Partial<ConsumerLock>;
   handle(message: z.output<S>, meta: MessageMeta): Promise<void>;
   /**
    * Called with a message that failed validation (or whose handler failed for good), after it

@@ -1,22 +1,34 @@
-import { Worker, type Job } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { describeIssues } from '@sas/contracts';
 import { ensureError } from '@sas/runtime';
+import { defaultLockFor, type ConsumerLock } from './consumer-lock';
 import type { ConsumerSpec } from './consumer-spec';
 import type { DeadLetterSink } from './dead-letter-sink';
+import { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry-policy';
+
+/** Effectively unbounded: see the worker options. */
+const STALLS_LEFT_TO_THE_RETRY_POLICY = 1_000;
 
 /**
  * A BullMQ worker that validates each message and never lets a bad one throw out of its loop:
  * invalid messages are dead-lettered at once (retrying cannot fix them); a handler that keeps
- * failing is retried with backoff and dead-lettered after its last attempt.
+ * failing is retried with backoff under the consumer's own {@link RetryPolicy} and dead-lettered
+ * after its last delivery.
+ *
+ * Retries are counted in deliveries (BullMQ's `attemptsStarted`), so a delivery cut short by a
+ * crash counts too, and they do not depend on the `attempts` the producer set: an order added
+ * with a plain `queue.add` gets the same retries as one the bus sent.
  */
 export class Consumer<S extends z.ZodTypeAny> {
   private readonly worker: Worker;
+  private readonly retry: RetryPolicy;
   private closing: Promise<void> | undefined;
   private handled = 0;
   private rejected = 0;
+  private retried = 0;
 
   constructor(
     private readonly spec: ConsumerSpec<S>,
@@ -25,11 +37,18 @@ export class Consumer<S extends z.ZodTypeAny> {
     private readonly deadLetters: DeadLetterSink,
     private readonly logger: Logger,
   ) {
-    this.worker = new Worker(spec.queue, (job) => this.process(job), {
+    this.retry = { ...DEFAULT_RETRY_POLICY, ...spec.retry };
+    const lock: ConsumerLock = { ...defaultLockFor(spec.queue), ...spec.lock };
+    this.worker = new Worker(spec.queue, (job, token) => this.process(job, token), {
       connection,
       prefix,
       concurrency: spec.concurrency ?? 8,
       autorun: true,
+      lockDuration: lock.lockDurationMs,
+      stalledInterval: lock.stalledIntervalMs,
+      // BullMQ would move a job that stalled more than this to the failed set without telling the
+      // worker; the retry policy below bounds deliveries instead, crashed ones included.
+      maxStalledCount: STALLS_LEFT_TO_THE_RETRY_POLICY,
     });
     this.worker.on('failed', (job, err) => {
       void this.onFailed(job, err);
@@ -38,33 +57,63 @@ export class Consumer<S extends z.ZodTypeAny> {
   }
 
   /** Counters for `/metrics`. */
-  stats(): { handled: number; rejected: number } {
-    return { handled: this.handled, rejected: this.rejected };
+  stats(): { handled: number; rejected: number; retried: number } {
+    return { handled: this.handled, rejected: this.rejected, retried: this.retried };
   }
 
   isRunning(): boolean {
     return this.worker.isRunning();
   }
 
-  private async process(job: Job): Promise<void> {
+  private async process(job: Job, token: string | undefined): Promise<void> {
     const parsed = this.spec.schema.safeParse(job.data);
     if (!parsed.success) {
       const issues = describeIssues(parsed.error);
       await this.reject(job, `invalid message on ${this.spec.queue}`, issues);
       return; // complete the job: the message lives on in the dead-letter queue
     }
-    await this.spec.handle(parsed.data, { jobId: job.id ?? '', queue: this.spec.queue, attemptsMade: job.attemptsMade });
-    this.handled += 1;
+    // attemptsStarted counts this delivery too (BullMQ increments it when the job becomes active).
+    const delivery = Math.max(1, job.attemptsStarted);
+    if (delivery > this.retry.attempts) {
+      // Earlier deliveries ended without an outcome: the consumer died each time (a message that
+      // crashes its service, or a service killed over and over). Keep it, and stop the loop.
+      await this.reject(job, `delivered ${delivery} times without finishing (its consumer stopped each time)`, []);
+      return;
+    }
+    try {
+      await this.spec.handle(parsed.data, { jobId: job.id ?? '', queue: this.spec.queue, attemptsMade: delivery - 1 });
+      this.handled += 1;
+    } catch (e) {
+      const err = ensureError(e);
+      const decision = decideRetry(this.retry, delivery, err);
+      if (!decision.retry) {
+        this.logger.warn({ err, jobId: job.id, delivery }, 'handler failed on its last delivery');
+        await this.reject(job, `handler failed ${delivery} times: ${err.message}`, []);
+        return; // complete the job: the message lives on in the dead-letter queue
+      }
+      this.logger.warn({ err, jobId: job.id, delivery, retryInMs: decision.delayMs }, 'handler failed; will retry');
+      // If this move fails too (Redis is down), the original error fails the job; its lock then
+      // lapses and the stalled check hands it to a consumer again, so it is not lost.
+      await job.moveToDelayed(Date.now() + decision.delayMs, token).catch(() => {
+        throw err;
+      });
+      this.retried += 1;
+      throw new DelayedError();
+    }
   }
 
+  /**
+   * BullMQ failed a job itself (our handler's move to delayed failed, e.g. Redis went away). If it
+   * ended in the failed set rather than being retried, it is dead-lettered, so it is kept where
+   * operators look and its sender hears of it.
+   */
   private async onFailed(job: Job | undefined, err: Error): Promise<void> {
-    if (!job) return;
-    const attempts = job.opts.attempts ?? 1;
-    const final = job.attemptsMade >= attempts;
-    this.logger.warn({ err, queue: this.spec.queue, jobId: job.id, attemptsMade: job.attemptsMade, final }, 'handler failed');
-    if (!final) return;
+    if (!job || err instanceof DelayedError) return;
+    const state = await job.getState().catch(() => 'unknown');
+    this.logger.warn({ err, queue: this.spec.queue, jobId: job.id, state }, 'message failed');
+    if (state !== 'failed') return; // BullMQ will deliver it again
     try {
-      await this.reject(job, `handler failed ${job.attemptsMade} times: ${err.message}`, []);
+      await this.reject(job, `handler failed: ${err.message}`, []);
     } catch (e) {
       this.logger.error({ err: ensureError(e), jobId: job.id }, 'could not dead-letter a failed job; it stays in the failed set');
     }

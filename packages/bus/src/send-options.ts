@@ -9,9 +9,10 @@ export interface SendOptions {
 }
 
 /**
- * Defaults for every job: a handler that throws (e.g. MongoDB down) is retried with backoff;
- * after the last attempt the consumer moves the message to the dead-letter queue. Completed jobs
- * are kept for a while so the dashboard can show them, then trimmed.
+ * Defaults for every job the bus sends. Retries are the consumer's business (its RetryPolicy);
+ * `attempts` here only matters when the consumer could not even schedule its retry (Redis went
+ * away mid-handler), and then BullMQ tries again. Completed jobs are kept for a while so the
+ * dashboard can show them, then trimmed.
  */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   attempts: 8,

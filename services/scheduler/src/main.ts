@@ -19,7 +19,8 @@ runMain('scheduler', async () => {
     pollIntervalMs: config.POLL_INTERVAL_MS,
     canDispatch: () => bus.isReady(),
   });
-  const commands = new OperatorCommandHandler(engine, bus, logger);
+  // Answers go through sendReply: an operator tool that stopped waiting has removed its reply queue.
+  const commands = new OperatorCommandHandler(engine, { send: (queue, message) => bus.sendReply(queue, message) }, logger);
   const replies = bus.consume({
     queue: QueueNames.schedulerReplies,
     schema: AgentReply,

@@ -13,7 +13,8 @@ import type { Logger } from 'pino';
 export class OperatorCommandHandler {
   constructor(
     private readonly engine: ProcessEngine,
-    private readonly outbox: Outbox,
+    /** Where answers go; in the service, the bus's `sendReply` (drops answers to a closed private reply queue). */
+    private readonly replies: Outbox,
     private readonly logger: Logger,
   ) {}
 
@@ -41,7 +42,7 @@ export class OperatorCommandHandler {
         throw new Error(`process ${command.processId} kept changing; the command will be retried`);
     }
     this.logger.info({ command: command.command, processId: command.processId, by: command.by, commandId, ok: result.ok }, result.message);
-    if (command.replyTo) await this.outbox.send(command.replyTo, result);
+    if (command.replyTo) await this.replies.send(command.replyTo, result);
     return result;
   }
 

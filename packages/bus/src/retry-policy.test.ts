@@ -1,0 +1,25 @@
+import { TransientError } from '@sas/runtime';
+import { decideRetry, type RetryPolicy } from './retry-policy';
+
+const policy: RetryPolicy = { attempts: 4, backoffMs: 100, maxBackoffMs: 350 };
+
+describe('decideRetry', () => {
+  it('doubles the delay after each failed delivery, up to the ceiling', () => {
+    expect([1, 2, 3].map((delivery) => decideRetry(policy, delivery, new Error('x')))).toEqual([
+      { retry: true, delayMs: 100 },
+      { retry: true, delayMs: 200 },
+      { retry: true, delayMs: 350 },
+    ]);
+  });
+
+  it('gives up on the last delivery, whatever the error', () => {
+    expect(decideRetry(policy, 4, new TransientError('x'))).toEqual({ retry: false });
+    expect(decideRetry(policy, 9, new Error('x'))).toEqual({ retry: false });
+  });
+
+  it("waits as long as a remote's Retry-After asks when that is longer, still under the ceiling", () => {
+    expect(decideRetry(policy, 1, new TransientError('busy', 300))).toEqual({ retry: true, delayMs: 300 });
+    expect(decideRetry(policy, 1, new TransientError('busy', 10_000))).toEqual({ retry: true, delayMs: 350 });
+    expect(decideRetry(policy, 2, new TransientError('busy', 50))).toEqual({ retry: true, delayMs: 200 });
+  });
+});

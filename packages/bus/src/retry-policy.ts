@@ -1,0 +1,29 @@
+import { TransientError } from '@sas/runtime';
+
+/**
+ * How a consumer retries a message whose handler threw. It belongs to the consumer, not to the
+ * job: a producer that set no `attempts` (BullMQ's default is a single try) must not turn a
+ * MongoDB blip into a dead letter.
+ */
+export interface RetryPolicy {
+  /** Deliveries before the message is dead-lettered, the first one included. */
+  attempts: number;
+  /** Delay before the second delivery; doubled for each one after it. */
+  backoffMs: number;
+  /** Ceiling of the doubled delay. */
+  maxBackoffMs: number;
+}
+
+/** 8 deliveries over about 30 s: long enough to ride out a MongoDB election or a Redis restart. */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 8, backoffMs: 250, maxBackoffMs: 10_000 };
+
+/** What to do after delivery number `delivery` (1 = first) failed with `err`. */
+export type RetryDecision = { retry: true; delayMs: number } | { retry: false };
+
+export function decideRetry(policy: RetryPolicy, delivery: number, err: unknown): RetryDecision {
+  if (delivery >= policy.attempts) return { retry: false };
+  const doubled = policy.backoffMs * 2 ** Math.max(0, delivery - 1);
+  // A remote's own hint (Retry-After) wins when it asks for longer, still under the ceiling.
+  const hinted = err instanceof TransientError && err.retryAfterMs !== undefined ? err.retryAfterMs : 0;
+  return { retry: true, delayMs: Math.min(policy.maxBackoffMs, Math.max(doubled, hinted)) };
+}
