@@ -1,4 +1,5 @@
 import { SCHEMA_VERSION } from '@sas/contracts';
+import { repeatedEffects } from '../support/ledger-checks';
 import { SystemFixture } from '../support/system-fixture';
 
 const ORDERS = 50;
@@ -27,7 +28,7 @@ describe('orders flowing through every service as its own process', () => {
       const effects = ledger.filter((e) => e.orderId === id);
       expect(effects.map((e) => `${e.service}.${e.operation}`).sort()).toEqual(['inventory.reserve', 'payment.charge', 'shipping.create']);
     }
-    expect(new Set(ledger.map((e) => `${e.service}/${e.idempotencyKey}`)).size).toBe(ledger.length);
+    expect(repeatedEffects(ledger)).toEqual([]);
 
     await fx.stack.waitFor(() => ids.every((id) => fx.statusesOf(id).includes('Processed')), {
       timeoutMs: 10_000,

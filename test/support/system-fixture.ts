@@ -4,13 +4,18 @@ import { QueueNames, SCHEMA_VERSION, type ProcessDocument, type StatusEvent, typ
 import { LocalSystem, findWorkspaceRoot, type SystemTopology } from '@sas/stack';
 import { QueueCollector, TestStack } from '@sas/testkit';
 
-/** One effect recorded by remote-sim. */
+/** One effect recorded by remote-sim, as `GET /ledger` lists it (in the order applied). */
 export interface LedgerEffect {
   effectId: string;
   service: string;
   operation: string;
   orderId: string;
   idempotencyKey: string;
+  /** When remote-sim applied it, epoch ms. */
+  at: number;
+  result: Readonly<Record<string, unknown>>;
+  /** Only on an undo that named its forward call: that call's idempotency key (which it tombstones). */
+  compensates?: string;
 }
 
 /**
