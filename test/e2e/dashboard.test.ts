@@ -24,6 +24,9 @@ describe('the dashboard (real processes, private Redis)', () => {
 
   beforeAll(async () => {
     fx = await SystemFixture.start('dashboard', { schedulers: 1, supervisors: 1, dashboard: 1 }, fastRoleEnv());
+    // The dashboard consumes `alerts` here; the fixture's own collector would take some of them
+    // (each job goes to one consumer), so it stops before any order is submitted.
+    await fx.alerts.close();
     const [dashboard] = fx.system.byRole('dashboard');
     const ready = dashboard?.lines.find((l) => l.json?.['msg'] === 'dashboard ready');
     url = String(ready?.json?.['url']);
@@ -131,12 +134,13 @@ describe('the dashboard (real processes, private Redis)', () => {
 
       const alerts = await fx.stack.waitFor(
         async () => {
-          const list = (await get('/api/alerts')).body['alerts'] as { data: Json }[];
+          const list = (await get('/api/alerts')).body['alerts'] as { id: string; data: Json }[];
           return list.find((a) => a.data['orderId'] === id);
         },
         { timeoutMs: 10_000, description: 'the ThresholdReached alert in /api/alerts' },
       );
       expect(alerts.data).toMatchObject({ kind: 'ThresholdReached', step: 'reserve-inventory' });
+      expect(await fx.db.collection<{ _id: string }>('alerts').findOne({ _id: alerts.id })).toMatchObject({ alert: { orderId: id, kind: 'ThresholdReached' } });
       expect((await listed('state=Error')).map((p) => p.orderId)).toEqual([id]);
 
       const res = await call('POST', `/api/processes/${id}/resubmit`, { by: 'e2e-operator', reason: 'inventory is back' });

@@ -22,5 +22,15 @@ export const DashboardConfig = z.object({
     .pipe(z.array(AgentName).min(1, 'AGENTS must name at least one agent, e.g. inventory,payment,shipping')),
   /** How long resubmit and cancel wait for a scheduler's answer before answering 504. */
   COMMAND_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /**
+   * Consume the `alerts` queue and store each alert in the `alerts` collection; `false` when an
+   * application consumes the queue instead (each alert goes to only one consumer).
+   */
+  ALERTS_CONSUME: z
+    .enum(['true', 'false'], { message: "ALERTS_CONSUME must be 'true' or 'false'" })
+    .default('true')
+    .transform((v) => v === 'true'),
+  /** How long a stored alert stays before MongoDB's TTL removes it; 30 days. Applies to alerts stored from then on. */
+  ALERTS_RETENTION_MS: z.coerce.number().int().positive().default(30 * 24 * 60 * 60 * 1000),
 });
 export type DashboardConfig = z.infer<typeof DashboardConfig>;

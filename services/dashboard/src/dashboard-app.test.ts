@@ -6,6 +6,7 @@ import { systemClock } from '@sas/runtime';
 import { startRedis, type RedisServer } from '@sas/stack';
 import { uniqueName } from '@sas/testkit';
 import { pino } from 'pino';
+import { alertRecord, type AlertRecord } from './alert-record';
 import { createDashboardApp } from './dashboard-app';
 import { systemQueueNames } from './queue-catalog';
 import { FakeCommandSender } from './test-support/fake-command-sender';
@@ -19,6 +20,9 @@ describe('the dashboard app (fake store and schedulers, private Redis)', () => {
   let base: string;
   let readModel: FakeReadModel;
   let commands: FakeCommandSender;
+  /** Alerts the fake store holds, newest first, and the limits it was asked for. */
+  let storedAlerts: AlertRecord[];
+  let alertLimits: number[];
 
   const get = async (path: string): Promise<{ status: number; body: Record<string, unknown>; text: string; headers: Headers }> => {
     const res = await fetch(`${base}${path}`);
@@ -43,8 +47,16 @@ describe('the dashboard app (fake store and schedulers, private Redis)', () => {
   beforeEach(async () => {
     readModel = new FakeReadModel();
     commands = new FakeCommandSender();
+    storedAlerts = [];
+    alertLimits = [];
     const app = createDashboardApp({
       readModel,
+      alerts: {
+        newest: async (limit) => {
+          alertLimits.push(limit);
+          return storedAlerts.slice(0, limit);
+        },
+      },
       queues: systemQueueNames(['inventory', 'payment']).map((n) => bus.queue(n)),
       commands,
       logger: pino({ level: 'silent' }),
@@ -206,14 +218,17 @@ describe('the dashboard app (fake store and schedulers, private Redis)', () => {
       expect(queues['agent.payment.requests']).toEqual({ waiting: 0, active: 0, delayed: 1, failed: 0 });
     });
 
-    it('lists the newest alerts first without consuming them', async () => {
-      for (let i = 1; i <= 3; i++) {
-        await bus.send(QueueNames.alerts, { schemaVersion: 1, kind: 'ThresholdReached', reason: `alert ${i}`, at: i });
-      }
-      const res = await get('/api/alerts?limit=2');
+    it('lists the stored alerts as the store answers them, with the limit asked, and refuses a bad limit', async () => {
+      const alert = { schemaVersion: 1 as const, kind: 'ThresholdReached' as const, reason: 'alert 2', at: 2 };
+      storedAlerts = [alertRecord(alert, 'p-2.3.0', new Date('2025-01-01T00:00:02.000Z'), 1000), alertRecord({ ...alert, reason: 'alert 1', at: 1 }, 'p-1.3.0', new Date(1000), 1000)];
+      const res = await get('/api/alerts?limit=1');
       expect(res.status).toBe(200);
-      expect((res.body['alerts'] as { data: { reason: string } }[]).map((a) => a.data.reason)).toEqual(['alert 3', 'alert 2']);
-      expect(await bus.queue(QueueNames.alerts).getWaitingCount()).toBe(3);
+      expect(res.body).toEqual({ alerts: [{ id: 'p-2.3.0', receivedAt: '2025-01-01T00:00:02.000Z', data: alert }] });
+      expect((await get('/api/alerts')).body['alerts']).toHaveLength(2);
+      expect(alertLimits).toEqual([1, 50]);
+      const bad = await get('/api/alerts?limit=501');
+      expect(bad.status).toBe(400);
+      expect(bad.body['error']).toMatch(/limit must be a whole number from 1 to 500/);
     });
 
     it('lists dead letters with their reason, and refuses a bad limit', async () => {

@@ -5,6 +5,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
+import type { AlertStore } from './alert-store';
 import { apiErrorHandler, apiNotFound } from './api-errors';
 import type { CommandSender } from './command-sender';
 import { pageSecurityPolicy, renderDashboardPage } from './dashboard-page';
@@ -18,6 +19,8 @@ import { sameOriginGuard } from './same-origin-guard';
 /** Everything the dashboard app reads and talks to, passed in so tests can supply their own. */
 export interface DashboardAppDeps {
   readModel: ProcessReadModel;
+  /** Where consumed alerts are kept; `GET /api/alerts` lists them. */
+  alerts: Pick<AlertStore, 'newest'>;
   /** Every system queue (see `systemQueueNames`); must include `alerts` and `dead-letter`. */
   queues: readonly Queue[];
   commands: CommandSender;
@@ -37,11 +40,12 @@ export const BULL_BOARD_PATH = '/queues';
 /**
  * Builds the operator surface: bull-board at `/queues` (not read-only: operators retry failed jobs
  * there), the JSON API under `/api`, the page at `/`, and `/healthz` `/readyz`. It only reads the
- * store and the queues; changes go to schedulers as operator commands.
+ * store and the queues; changes go to schedulers as operator commands. (Consuming alerts is wired
+ * beside it in `main.ts`, see `AlertInbox`.)
  *
  * @example
  * ```ts
- * const app = createDashboardApp({ readModel: new MongoReadModel(db), queues, commands, logger, redisReady, instanceId, queuePrefix });
+ * const app = createDashboardApp({ readModel: new MongoReadModel(db), alerts: new MongoAlertStore(db), queues, commands, logger, redisReady, instanceId, queuePrefix });
  * await new DashboardServer(app).start(4000, '127.0.0.1');
  * ```
  */
@@ -63,7 +67,7 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
   app.use(BULL_BOARD_PATH, board.getRouter());
   app.use('/api', express.json({ limit: '16kb' }));
   app.use('/api/processes', processRoutes({ readModel: deps.readModel, commands: deps.commands, logger: deps.logger }));
-  app.use('/api', overviewRoutes({ readModel: deps.readModel, inspector, now: deps.now ?? (() => new Date()) }));
+  app.use('/api', overviewRoutes({ readModel: deps.readModel, inspector, alerts: deps.alerts, now: deps.now ?? (() => new Date()) }));
   app.use('/api', apiNotFound);
   app.get('/', (_req, res) => {
     const nonce = randomBytes(16).toString('base64');

@@ -33,6 +33,10 @@ describe('the dashboard page', () => {
     expect(pageSecurityPolicy('n0nce')).toMatch(/default-src 'none'; script-src 'nonce-n0nce'; style-src 'nonce-n0nce'; connect-src 'self'/);
   });
 
+  it('has a place for the alerts the dashboard stored', () => {
+    expect(page).toMatch(/<h2>Alerts<\/h2>\s*<div id="alerts">/);
+  });
+
   it('carries every process state for the state filter', () => {
     expect(page).toContain('data-states="Pending,Processing,Processed,Error,Compensating,Compensated,Canceled"');
   });
@@ -45,6 +49,11 @@ describe('the page script', () => {
 
   it('never writes HTML from data: no innerHTML, outerHTML, insertAdjacentHTML or document.write', () => {
     expect(PAGE_SCRIPT).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
+  });
+
+  it('reads the newest alerts from the API and refreshes them with the rest', () => {
+    expect(PAGE_SCRIPT).toContain("api('GET', '/api/alerts?limit=' + ALERTS_SHOWN)");
+    expect(PAGE_SCRIPT).toMatch(/Promise\.all\(\[loadSummary\(\), loadAlerts\(\)/);
   });
 
   it('only talks to this server', () => {

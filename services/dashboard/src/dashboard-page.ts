@@ -43,6 +43,10 @@ export function renderDashboardPage(options: DashboardPageOptions): string {
     <h2>Circuit breakers</h2>
     <div id="breakers"><p class="muted">Loading…</p></div>
   </section>
+  <section class="wide">
+    <h2>Alerts</h2>
+    <div id="alerts"><p class="muted">Loading…</p></div>
+  </section>
   <section>
     <h2>Processes</h2>
     <form class="filters" id="filters">

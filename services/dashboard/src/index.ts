@@ -1,10 +1,10 @@
 /**
  * The operator surface: bull-board, a JSON API over processes, breakers, alerts and dead letters,
- * and a process-timeline page. `main.ts` runs it; these exports are for tests and embedding.
+ * a process-timeline page, and the consumer of the `alerts` queue that keeps alerts in MongoDB. `main.ts` runs it; these exports are for tests and embedding.
  *
  * @example
  * ```ts
- * const app = createDashboardApp({ readModel: new MongoReadModel(db), queues, commands, logger, redisReady, instanceId, queuePrefix });
+ * const app = createDashboardApp({ readModel: new MongoReadModel(db), alerts: new MongoAlertStore(db), queues, commands, logger, redisReady, instanceId, queuePrefix });
  * const port = await new DashboardServer(app).start(0, '127.0.0.1');
  * ```
  */
@@ -16,6 +16,11 @@ export * from './operator-request';
 export * from './parse-input';
 export * from './process-read-model';
 export * from './mongo-read-model';
+export * from './alert-record';
+export * from './alert-store';
+export * from './mongo-alert-store';
+export * from './alert-inbox';
+export * from './alert-consumer-spec';
 export * from './queue-inspector';
 export * from './summary';
 export * from './command-sender';

@@ -14,7 +14,7 @@ export function limitParam(max: number, fallback: number) {
   return z.coerce.number({ invalid_type_error: message }).int(message).min(1, message).max(max, message).default(fallback);
 }
 
-/** Query of the endpoints that list the newest entries of a queue (`/api/alerts`, `/api/dead-letters`). */
+/** Query of the endpoints that list the newest entries, alerts or dead letters (`/api/alerts`, `/api/dead-letters`). */
 export const LimitQuery = z
   .object({ limit: limitParam(MAX_LIST_LIMIT, DEFAULT_LIST_LIMIT) })
   .strict('unknown query parameter; only limit is accepted');

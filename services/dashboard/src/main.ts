@@ -1,9 +1,12 @@
 import { Bus } from '@sas/bus';
 import { createLogger, defaultInstanceId, installShutdown, loadConfig, systemClock } from '@sas/runtime';
 import { connectStore } from '@sas/store';
+import { alertConsumerSpec } from './alert-consumer-spec';
+import { AlertInbox } from './alert-inbox';
 import { DashboardConfig } from './config';
 import { createDashboardApp } from './dashboard-app';
 import { DashboardServer } from './dashboard-server';
+import { MongoAlertStore } from './mongo-alert-store';
 import { MongoReadModel } from './mongo-read-model';
 import { systemQueueNames } from './queue-catalog';
 import { SchedulerCommandSender } from './scheduler-command-sender';
@@ -15,8 +18,15 @@ async function main(): Promise<void> {
   const logger = createLogger({ service: 'dashboard', instanceId, level: config.LOG_LEVEL });
   const store = await connectStore(config.MONGO_URL, config.MONGO_DB);
   const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock: systemClock });
+  const alerts = new MongoAlertStore(store.db);
+  await alerts.ensureIndexes();
+  if (config.ALERTS_CONSUME) {
+    const inbox = new AlertInbox({ store: alerts, clock: systemClock, logger, retentionMs: config.ALERTS_RETENTION_MS });
+    bus.consume(alertConsumerSpec(inbox));
+  }
   const app = createDashboardApp({
     readModel: new MongoReadModel(store.db),
+    alerts,
     queues: systemQueueNames(config.AGENTS).map((name) => bus.queue(name)),
     commands: new SchedulerCommandSender({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, timeoutMs: config.COMMAND_TIMEOUT_MS }),
     logger,
@@ -30,7 +40,7 @@ async function main(): Promise<void> {
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   installShutdown(logger, [server, { name: 'bus', close: () => bus.close() }, { name: 'store', close: () => store.close() }]);
-  logger.info({ port, url, queues: systemQueueNames(config.AGENTS) }, 'dashboard ready');
+  logger.info({ port, url, queues: systemQueueNames(config.AGENTS), consumesAlerts: config.ALERTS_CONSUME }, 'dashboard ready');
 }
 
 main().catch((err: unknown) => {

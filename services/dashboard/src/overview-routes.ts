@@ -1,5 +1,7 @@
 import { Router } from 'express';
 import { QueueNames } from '@sas/contracts';
+import { alertEntry } from './alert-record';
+import type { AlertStore } from './alert-store';
 import { sendError } from './api-errors';
 import { LimitQuery } from './limit-query';
 import { parseInput } from './parse-input';
@@ -11,13 +13,16 @@ import { shapeSummary } from './summary';
 export interface OverviewRoutesDeps {
   readModel: ProcessReadModel;
   inspector: QueueInspector;
+  /** The alerts dashboards consumed from the `alerts` queue. */
+  alerts: Pick<AlertStore, 'newest'>;
   /** The current time for the summary's `at`; injected so tests can fix it. */
   now: () => Date;
 }
 
 /**
  * The operator's overview: `/api/summary`, `/api/breakers`, `/api/dead-letters` and `/api/alerts`.
- * Queues are read with BullMQ's Queue API only, never consumed.
+ * Queues are read with BullMQ's Queue API only, never consumed; alerts come from the `alerts`
+ * collection, where the dashboard's alert consumer stores them.
  */
 export function overviewRoutes(deps: OverviewRoutesDeps): Router {
   const router = Router();
@@ -46,7 +51,7 @@ export function overviewRoutes(deps: OverviewRoutesDeps): Router {
   router.get('/alerts', async (req, res) => {
     const query = parseInput(LimitQuery, req.query, 'query');
     if (!query.ok) return sendError(res, 400, query.error);
-    res.json({ alerts: await deps.inspector.newest(QueueNames.alerts, query.data.limit) });
+    res.json({ alerts: (await deps.alerts.newest(query.data.limit)).map(alertEntry) });
   });
 
   return router;

@@ -13,6 +13,7 @@ export const PAGE_SCRIPT = String.raw`
   let listed = [];
   let next = null;
   let pagedMore = false;
+  const ALERTS_SHOWN = 20;
 
   const $ = (id) => document.getElementById(id);
   const add = (node, child) => {
@@ -81,6 +82,22 @@ export const PAGE_SCRIPT = String.raw`
         s.breakers.map((b) => [b.agent, b.instanceId, badge(b.state), when(b.retryAt), when(b.updatedAt)]))
       : el('p', { class: 'muted' }, 'No agent has reported its breaker yet.'));
     fill('updated', 'updated ' + when(s.at));
+  }
+
+  async function loadAlerts() {
+    const r = await api('GET', '/api/alerts?limit=' + ALERTS_SHOWN);
+    if (!r.ok) return fill('alerts', problem(r.data.error));
+    const list = r.data.alerts;
+    const open = (i) => {
+      const id = list[i].data.processId;
+      if (id) location.hash = '#/process/' + encodeURIComponent(id);
+    };
+    fill('alerts', list.length
+      ? [table(['raised', 'received', 'kind', 'order', 'step', 'reason'],
+        list.map((a) => [when(new Date(a.data.at).toISOString()), when(a.receivedAt), el('span', { class: 'badge s-Error' }, a.data.kind),
+          a.data.orderId || '–', a.data.step || '–', a.data.reason]), open),
+        el('p', { class: 'muted' }, 'The newest ' + ALERTS_SHOWN + '; GET /api/alerts?limit=500 lists more.')]
+      : el('p', { class: 'muted' }, 'No alert received.'));
   }
 
   function listPath(before) {
@@ -164,7 +181,7 @@ export const PAGE_SCRIPT = String.raw`
   }
 
   async function refresh() {
-    await Promise.all([loadSummary(), pagedMore ? null : loadProcesses(false), loadProcess()]);
+    await Promise.all([loadSummary(), loadAlerts(), pagedMore ? null : loadProcesses(false), loadProcess()]);
   }
 
   $('f-state').append(...states.map((s) => el('option', { value: s }, s)));
@@ -176,6 +193,7 @@ export const PAGE_SCRIPT = String.raw`
   setInterval(() => { if ($('auto').checked && !document.hidden) void refresh(); }, 3000);
   select();
   void loadSummary();
+  void loadAlerts();
   if (!selected) void loadProcesses(false);
 })();
 `;

@@ -3,8 +3,9 @@ import type { ProcessListQuery } from './process-list-query';
 
 /**
  * What the dashboard reads from the state store. It is an interface so the HTTP layer can be
- * tested against a fake; {@link MongoReadModel} is the real one. The dashboard never writes:
- * every change goes through an operator command to a scheduler.
+ * tested against a fake; {@link MongoReadModel} is the real one. The dashboard never writes process
+ * state: every change goes through an operator command to a scheduler. (Its only writes are the
+ * alerts it consumes, to its own `alerts` collection.)
  */
 export interface ProcessReadModel {
   /** Processes matching the query, last updated first. */

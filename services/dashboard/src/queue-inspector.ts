@@ -20,8 +20,8 @@ const ALL_STATES: JobType[] = ['waiting', 'prioritized', 'paused', 'delayed', 'a
 
 /**
  * Reads the system's queues for the dashboard without consuming anything: counts per state and
- * the newest jobs of a queue (alerts, dead letters). An operator looking must never take an alert
- * away from whoever handles it.
+ * the newest jobs of a queue (dead letters). Looking must never take a job away from whoever
+ * handles it. (Alerts are consumed, by `AlertInbox`, and listed from MongoDB.)
  */
 export class QueueInspector {
   private readonly byName: Map<string, Queue>;
