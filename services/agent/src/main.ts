@@ -71,6 +71,7 @@ async function main(): Promise<void> {
   });
 
   const closables: Closable[] = [{ name: 'bus', close: () => bus.close() }];
+  let probePort: number | null = null;
   if (config.PROBE_PORT >= 0) {
     const probe = new ProbeServer(service, {
       ready: () => bus.isReady() && consumer.isRunning(),
@@ -81,11 +82,11 @@ async function main(): Promise<void> {
         breaker_report_failures: reporter.failedReports(),
       }),
     });
-    const port = await probe.start(config.PROBE_PORT);
-    logger.info({ port }, 'probe server listening');
+    probePort = await probe.start(config.PROBE_PORT);
     closables.push({ name: 'probe server', close: () => probe.close() });
   }
-  logger.info({ agent, queue, remote: config.REMOTE_URL }, 'agent ready');
+  // The bound port is logged in the ready line: the readiness signal for whoever started this process.
+  logger.info({ agent, queue, remote: config.REMOTE_URL, probePort }, 'agent ready');
 
   // Consumers first (in-flight requests finish and reply), then the reporter, then the store.
   installShutdown(logger, [
