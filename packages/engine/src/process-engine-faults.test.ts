@@ -1,5 +1,5 @@
 import { QueueNames, type AgentRequest, type StatusEvent } from '@sas/contracts';
-import { FaultInjector } from '@sas/testkit';
+import { FAULT_TIMINGS, FaultInjector } from '@sas/testkit';
 import { WorkflowRegistry, builtInWorkflows, orderFulfilmentManualV1, type ProcessInput } from '@sas/workflow';
 import { ProcessEngine } from './process-engine';
 import { agentRequests } from './test-support/agent-requests';
@@ -90,11 +90,6 @@ async function expectConsistent(h: EngineHarness): Promise<void> {
   expect(await h.store.history('p-1')).toHaveLength(doc.revision);
 }
 
-const KINDS = [
-  ['before it reaches its target', false],
-  ['after it took effect (the answer was lost)', true],
-] as const;
-
 const STEP_CALLS = ['get', 'commit', 'appendEvents', 'send', 'clearOutbox', 'send'];
 /** Every call of a clean order: claim, two replies that dispatch the next step, the last reply. */
 const ORDER_CALLS = [...STEP_CALLS, ...STEP_CALLS, ...STEP_CALLS, 'get', 'commit', 'appendEvents', 'expireHistory', 'send', 'send', 'clearOutbox'];
@@ -112,7 +107,7 @@ describe('ProcessEngine running a whole order when one call fails once', () => {
     expect(faults.calls.map((c) => c.method)).toEqual(ORDER_CALLS);
   });
 
-  describe.each(KINDS)('the call failing %s, the input retried', (_kind, afterwards) => {
+  describe.each(FAULT_TIMINGS)('the call failing %s, the input retried', (_kind, afterwards) => {
     it.each(ORDER_CALLS.map((m, i) => [i + 1, m] as const))('call %i (%s): the order completes as a clean run, each input applied once', async (n) => {
       const { h } = await runOrder(afterwards, n);
       expect(await outcome(h)).toEqual(clean);

@@ -24,3 +24,4 @@ export * from './manual-clock';
 export * from './in-memory-lease';
 export * from './everyone-leads';
 export * from './fault-injector';
+export * from './fault-table';

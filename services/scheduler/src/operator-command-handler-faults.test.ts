@@ -7,7 +7,7 @@ import {
 } from '@sas/contracts';
 import { ProcessEngine } from '@sas/engine';
 import { InMemoryProcessStore } from '@sas/store';
-import { FaultInjector, ManualClock, RecordingOutbox, type SentMessage } from '@sas/testkit';
+import { dedupKey, FAULT_TIMINGS, FaultInjector, ManualClock, numberedCalls, RecordingOutbox, type SentMessage } from '@sas/testkit';
 import { WorkflowRegistry, builtInWorkflows, createProcess, orderFulfilmentManualV1 } from '@sas/workflow';
 import { pino } from 'pino';
 import { OperatorCommandHandler } from './operator-command-handler';
@@ -87,14 +87,8 @@ class World {
   }
 }
 
-function sendKey(sent: SentMessage, index: number): string {
-  const eventId = (sent.message as { eventId?: unknown }).eventId;
-  if (typeof eventId === 'string') return `event:${eventId}`;
-  return sent.options?.jobId !== undefined ? `job:${sent.options.jobId}` : `unkeyed:${index}`;
-}
-
 function distinct(sent: readonly SentMessage[]): unknown[] {
-  return [...new Map(sent.map((s, i) => [sendKey(s, i), s.message])).values()];
+  return [...new Map(sent.map((s, i) => [dedupKey(s, i), s.message])).values()];
 }
 
 /** What the command did to the process and told the application, leaving out timestamps. */
@@ -109,11 +103,6 @@ async function effect(w: World): Promise<Record<string, unknown>> {
   });
   return { state, mode, currentStep, failureCount, canceled, reason, steps: doc.steps.map((s) => s.state), history, statuses, requests };
 }
-
-const KINDS = [
-  ['before it reaches its target', false],
-  ['after it took effect (the answer was lost)', true],
-] as const;
 
 const COMMANDS = [
   {
@@ -143,10 +132,6 @@ async function scenario(c: CommandCase, afterwards: boolean, n?: number): Promis
   return w;
 }
 
-function numbered(calls: readonly string[]): Array<[number, string]> {
-  return calls.map((method, i) => [i + 1, method]);
-}
-
 describe.each(COMMANDS)('OperatorCommandHandler $command when one call fails once', (c) => {
   let clean: { effect: Record<string, unknown>; answer: OperatorCommandResult };
   beforeAll(async () => {
@@ -160,8 +145,8 @@ describe.each(COMMANDS)('OperatorCommandHandler $command when one call fails onc
     expect(w.faults.calls.map((x) => x.method)).toEqual(c.calls);
   });
 
-  describe.each(KINDS)('the call failing %s, then the command redelivered', (_kind, afterwards) => {
-    it.each(numbered(c.calls))('call %i (%s): answers ok with what the first delivery did, and applies once', async (n) => {
+  describe.each(FAULT_TIMINGS)('the call failing %s, then the command redelivered', (_kind, afterwards) => {
+    it.each(numberedCalls(c.calls))('call %i (%s): answers ok with what the first delivery did, and applies once', async (n) => {
       const w = await scenario(c, afterwards, n);
       // Every answer the operator got, and every answer the handler returned, is the first one's.
       expect(w.outbox.messagesTo(RESULTS).length).toBeGreaterThanOrEqual(1);

@@ -1,7 +1,7 @@
 import { QueueNames, type AgentReply, type AgentRequest, type ProcessDocument, type StatusEvent } from '@sas/contracts';
 import { ProcessEngine } from '@sas/engine';
 import { InMemoryProcessStore } from '@sas/store';
-import { FaultInjector, ManualClock, RecordingOutbox, type SentMessage } from '@sas/testkit';
+import { dedupKey, FAULT_TIMINGS, FaultInjector, ManualClock, numberedCalls, RecordingOutbox, type SentMessage } from '@sas/testkit';
 import { WorkflowRegistry, builtInWorkflows, createProcess, orderFulfilmentV1 } from '@sas/workflow';
 import { pino } from 'pino';
 import { Scheduler } from './scheduler';
@@ -88,17 +88,11 @@ function reply(request: AgentRequest, at: number, outcome: 'ok' | 'permanent' | 
 }
 
 /** The key a queue or an application dedupes a send on: eventId, else job id; else it is unique. */
-function sendKey(sent: SentMessage, index: number): string {
-  const eventId = (sent.message as { eventId?: unknown }).eventId;
-  if (typeof eventId === 'string') return `event:${eventId}`;
-  return sent.options?.jobId !== undefined ? `job:${sent.options.jobId}` : `unkeyed:${index}`;
-}
-
 /** Sends of one queue family, one per key; throws when one key was sent with two different bodies. */
 function distinct(sent: readonly SentMessage[]): unknown[] {
   const byKey = new Map<string, unknown>();
   sent.forEach((s, i) => {
-    const key = sendKey(s, i);
+    const key = dedupKey(s, i);
     if (byKey.has(key)) expect(s.message).toEqual(byKey.get(key));
     else byKey.set(key, s.message);
   });
@@ -144,15 +138,6 @@ async function expectOneProcessingStatus(w: World): Promise<void> {
   expect(processing).toHaveLength(claims.length > 0 ? 1 : 0);
 }
 
-const KINDS = [
-  ['before it reaches its target', false],
-  ['after it took effect (the answer was lost)', true],
-] as const;
-
-function numbered(calls: readonly string[]): Array<[number, string]> {
-  return calls.map((method, i) => [i + 1, method]);
-}
-
 /** Every call of one clean claim round on one claimable process; each gets its fault test. */
 const CLAIM_CALLS = ['findClaimable', 'get', 'commit', 'appendEvents', 'send', 'clearOutbox', 'send'];
 
@@ -178,8 +163,8 @@ describe('Scheduler claim round when one call fails once', () => {
     expect(w.faults.calls.map((c) => c.method)).toEqual(CLAIM_CALLS);
   });
 
-  describe.each(KINDS)('the call failing %s', (_kind, afterwards) => {
-    it.each(numbered(CLAIM_CALLS))('call %i (%s): dispatched once for the held attempt, no failure counted', async (n) => {
+  describe.each(FAULT_TIMINGS)('the call failing %s', (_kind, afterwards) => {
+    it.each(numberedCalls(CLAIM_CALLS))('call %i (%s): dispatched once for the held attempt, no failure counted', async (n) => {
       const w = await claimScenario(afterwards, n);
       await w.pollAndSettle();
       expect(await progress(w)).toEqual(clean);
@@ -234,8 +219,8 @@ describe.each(REPLIES)('Scheduler.onReply with a reply $name when one call fails
     expect(w.faults.calls.map((x) => x.method)).toEqual(c.calls);
   });
 
-  describe.each(KINDS)('the call failing %s, then the reply redelivered', (_kind, afterwards) => {
-    it.each(numbered(c.calls))('call %i (%s): applied once, the step it holds dispatched once, statuses not doubled', async (n) => {
+  describe.each(FAULT_TIMINGS)('the call failing %s, then the reply redelivered', (_kind, afterwards) => {
+    it.each(numberedCalls(c.calls))('call %i (%s): applied once, the step it holds dispatched once, statuses not doubled', async (n) => {
       const w = await replyScenario(c, afterwards, n);
       await w.pollAndSettle();
       expect(await progress(w)).toEqual(clean);

@@ -1,7 +1,7 @@
 import { QueueNames, type StatusEvent, type SubmissionMessage } from '@sas/contracts';
 import { ProcessEngine } from '@sas/engine';
 import { InMemoryProcessStore } from '@sas/store';
-import { FaultInjector, ManualClock, RecordingOutbox, type SentMessage } from '@sas/testkit';
+import { FAULT_TIMINGS, FaultInjector, ManualClock, numberedCalls, RecordingOutbox, type SentMessage } from '@sas/testkit';
 import { WorkflowRegistry, builtInWorkflows } from '@sas/workflow';
 import { pino } from 'pino';
 import { SubmissionHandler, type DeadLetters, type SubmissionOutcome } from './submission-handler';
@@ -99,15 +99,6 @@ const SUBMIT_CALLS = ['insert', 'appendEvents', 'send', 'clearOutbox', 'send'];
 /** Every call a submission for an unknown workflow makes. */
 const REJECT_CALLS = ['deadLetter', 'send'];
 
-const KINDS = [
-  ['before it reaches its target', false],
-  ['after it took effect (the answer was lost)', true],
-] as const;
-
-function numbered(calls: readonly string[]): Array<[number, string]> {
-  return calls.map((method, i) => [i + 1, method]);
-}
-
 /** The invariants of one accepted order, whatever failed on the way. */
 async function expectOneReceivedProcess(w: World): Promise<void> {
   const processes = w.store.list().filter((d) => d.orderId === 'order-1');
@@ -144,8 +135,8 @@ describe('SubmissionHandler when one call fails once', () => {
     expect(rejected.faults.calls.map((c) => c.method)).toEqual(REJECT_CALLS);
   });
 
-  describe.each(KINDS)('a valid order, the call failing %s', (_kind, afterwards) => {
-    it.each(numbered(SUBMIT_CALLS))('call %i (%s): one process, one Received, never Duplicate', async (n) => {
+  describe.each(FAULT_TIMINGS)('a valid order, the call failing %s', (_kind, afterwards) => {
+    it.each(numberedCalls(SUBMIT_CALLS))('call %i (%s): one process, one Received, never Duplicate', async (n) => {
       const w = new World(afterwards);
       w.faults.failOnce(n);
       await w.deliver(order());
@@ -153,7 +144,7 @@ describe('SubmissionHandler when one call fails once', () => {
       await expectOneReceivedProcess(w);
     });
 
-    it.each(numbered(SUBMIT_CALLS))('call %i (%s): a different submission with the same orderId still gets Duplicate', async (n) => {
+    it.each(numberedCalls(SUBMIT_CALLS))('call %i (%s): a different submission with the same orderId still gets Duplicate', async (n) => {
       const w = new World(afterwards);
       w.faults.failOnce(n);
       await w.deliver(order());
@@ -168,8 +159,8 @@ describe('SubmissionHandler when one call fails once', () => {
     });
   });
 
-  describe.each(KINDS)('an order for an unknown workflow, the call failing %s', (_kind, afterwards) => {
-    it.each(numbered(REJECT_CALLS))('call %i (%s): dead-lettered, one Rejected, no process', async (n) => {
+  describe.each(FAULT_TIMINGS)('an order for an unknown workflow, the call failing %s', (_kind, afterwards) => {
+    it.each(numberedCalls(REJECT_CALLS))('call %i (%s): dead-lettered, one Rejected, no process', async (n) => {
       const w = new World(afterwards);
       w.faults.failOnce(n);
       await w.deliver(order({ workflow: 'no-such-workflow' }));

@@ -1,7 +1,7 @@
 import { QueueNames, type AgentReply, type AgentRequest, type ProcessDocument } from '@sas/contracts';
 import { ProcessEngine } from '@sas/engine';
 import { InMemoryProcessStore } from '@sas/store';
-import { FaultInjector, InMemoryLease, ManualClock, RecordingOutbox, type SentMessage } from '@sas/testkit';
+import { dedupKey, FAULT_TIMINGS, FaultInjector, InMemoryLease, ManualClock, numberedCalls, RecordingOutbox } from '@sas/testkit';
 import {
   WorkflowRegistry,
   builtInWorkflows,
@@ -72,12 +72,6 @@ class World {
   }
 }
 
-function sendKey(sent: SentMessage, index: number): string {
-  const eventId = (sent.message as { eventId?: unknown }).eventId;
-  if (typeof eventId === 'string') return `event:${eventId}`;
-  return sent.options?.jobId !== undefined ? `job:${sent.options.jobId}` : `unkeyed:${index}`;
-}
-
 /** Status events and alerts as their receivers see them: one per id, without the time (a later sweep is later). */
 function delivered(outbox: RecordingOutbox): unknown[] {
   const sent = outbox.sent.filter((s) => s.queue === 'app.status' || s.queue === QueueNames.alerts);
@@ -85,7 +79,7 @@ function delivered(outbox: RecordingOutbox): unknown[] {
     ...new Map(
       sent.map((s, i) => {
         const { at: _at, ...body } = s.message as { at?: number };
-        return [sendKey(s, i), [s.queue, body]];
+        return [dedupKey(s, i), [s.queue, body]];
       }),
     ).values(),
   ];
@@ -97,15 +91,6 @@ async function effect(w: World): Promise<Record<string, unknown>> {
   const { state, mode, attempt, failureCount, currentStep, lockedBy, outbox } = doc;
   const history = (await w.store.history('p-1')).map((e) => `${e.who}: ${e.from}->${e.to}: ${e.why}`);
   return { state, mode, attempt, failureCount, currentStep, lockedBy, outbox, history, delivered: delivered(w.outbox) };
-}
-
-const KINDS = [
-  ['before it reaches its target', false],
-  ['after it took effect (the answer was lost)', true],
-] as const;
-
-function numbered(calls: readonly string[]): Array<[number, string]> {
-  return calls.map((method, i) => [i + 1, method]);
 }
 
 /** Expired processes a sweep recovers, each with the clean sweep's call trace. */
@@ -154,8 +139,8 @@ describe.each(EXPIRIES)('Supervisor sweep of a process past complete-by, $name, 
     expect(w.faults.calls.map((x) => x.method)).toEqual(c.calls);
   });
 
-  describe.each(KINDS)('the call failing %s, then the next sweeps', (_kind, afterwards) => {
-    it.each(numbered(c.calls))('call %i (%s): recovered exactly once, failureCount up by one, delivered once', async (n) => {
+  describe.each(FAULT_TIMINGS)('the call failing %s, then the next sweeps', (_kind, afterwards) => {
+    it.each(numberedCalls(c.calls))('call %i (%s): recovered exactly once, failureCount up by one, delivered once', async (n) => {
       const w = await expiryScenario(c, afterwards, n);
       await w.laterSweeps();
       expect(await effect(w)).toEqual(clean);
@@ -168,7 +153,7 @@ describe.each(EXPIRIES)('Supervisor sweep of a process past complete-by, $name, 
     });
 
     if (c.workflow === orderFulfilmentV1) {
-      it.each(numbered(c.calls))('call %i (%s): the next expiry of the same process is recovered too', async (n) => {
+      it.each(numberedCalls(c.calls))('call %i (%s): the next expiry of the same process is recovered too', async (n) => {
         const w = await expiryScenario(c, afterwards, n);
         await w.laterSweeps();
         const { failureCount } = await w.doc();
@@ -224,8 +209,8 @@ describe('Supervisor sweep delivering an outbox a crashed writer left behind, wh
     expect(w.faults.calls.map((x) => x.method)).toEqual(OWED_CALLS);
   });
 
-  describe.each(KINDS)('the call failing %s, then the next sweep', (_kind, afterwards) => {
-    it.each(numbered(OWED_CALLS))('call %i (%s): delivered once, recorded once, outbox emptied', async (n) => {
+  describe.each(FAULT_TIMINGS)('the call failing %s, then the next sweep', (_kind, afterwards) => {
+    it.each(numberedCalls(OWED_CALLS))('call %i (%s): delivered once, recorded once, outbox emptied', async (n) => {
       const w = await owedScenario(afterwards, n);
       w.clock.t += SWEEP_INTERVAL_MS;
       await w.supervisor.sweep();
