@@ -15,8 +15,12 @@ const ReplyBase = z.object({
   at: EpochMs,
 });
 
-/** The remote call succeeded (or had already succeeded under the same idempotency key). */
-export const AgentReplyOk = ReplyBase.extend({ outcome: z.literal('ok'), result: JsonObject });
+/**
+ * The remote call succeeded (or had already succeeded under the same idempotency key).
+ * `resultRefused` says why the agent could not carry the result (see `stepResultProblem`); then
+ * `result` is `{}`, the effect still happened, and the workflow undoes it.
+ */
+export const AgentReplyOk = ReplyBase.extend({ outcome: z.literal('ok'), result: JsonObject, resultRefused: z.string().optional() });
 
 /** The remote call failed. `permanent` never succeeds on retry; `transient` ran out of retries. */
 export const AgentReplyError = ReplyBase.extend({

@@ -23,6 +23,13 @@ export const AgentRequest = z.object({
   /** After this instant the agent stops silently: the supervisor owns the step from then on. */
   completeBy: EpochMs,
   payload: JsonObject,
+  /**
+   * Results of the earlier steps of this process that returned one, keyed by step name: a forward
+   * step sees the completed steps before it, a compensation the steps before the one it undoes
+   * (the undone step's own result is in `compensates.result`). Each is at most
+   * MAX_STEP_RESULT_BYTES. Optional: requests from older schedulers carry none.
+   */
+  results: z.record(z.string(), JsonObject).optional(),
   /** The step's retry policy for transient faults; the agent's defaults when absent. */
   retry: RetryPolicy.optional(),
   /** Queue the agent answers on. */

@@ -28,3 +28,4 @@ export * from './breaker-state';
 export * from './describe-issues';
 export * from './job-execution-status';
 export * from './job-specification';
+export * from './step-result-limits';
