@@ -9,6 +9,7 @@ import {
 } from '@sas/contracts';
 import type { Action } from './action';
 import type { OperatorInput } from './process-input';
+import { earlierResults } from './earlier-results';
 import { idempotencyKey } from './idempotency-key';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
@@ -79,7 +80,9 @@ export class ProcessDraft {
         attempt: this.doc.attempt,
         idempotencyKey: idempotencyKey(this.doc._id, step.name, mode),
         completeBy: this.ctx.now + def.completeByMs,
+        // `payload.compensating` predates `compensates.result`; kept for agents that still read it.
         payload: mode === 'forward' ? this.doc.payload : { ...this.doc.payload, compensating: step.result },
+        results: earlierResults(this.doc.steps, index),
         retry: def.retry,
         replyTo: this.ctx.replyQueue,
         // An undo names the forward call it undoes, so the remote can refuse that call if it arrives later.

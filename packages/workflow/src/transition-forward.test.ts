@@ -49,6 +49,7 @@ describe('when every step of order-fulfilment succeeds', () => {
           idempotencyKey: 'p-1/reserve-inventory',
           completeBy: T0 + 5000,
           payload: { sku: 'sku-1' },
+          results: {},
           retry,
           replyTo: 'scheduler.replies',
         },
