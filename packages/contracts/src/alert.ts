@@ -4,7 +4,12 @@ import { EpochMs } from './common';
 /** An operator alert, sent to the `alerts` queue and the log. */
 export const Alert = z.object({
   schemaVersion: z.literal(1),
-  kind: z.enum(['ThresholdReached', 'CompensationFailed', 'DeadLetter', 'ProcessError']),
+  /**
+   * `StepResultRefused`: a step took effect but its result could not be carried (too large or too
+   * deep), so the order is being undone. Added after the others: a dashboard built before it
+   * dead-letters such an alert (kept, not lost), so deploy dashboards before schedulers.
+   */
+  kind: z.enum(['ThresholdReached', 'CompensationFailed', 'DeadLetter', 'ProcessError', 'StepResultRefused']),
   processId: z.string().optional(),
   orderId: z.string().optional(),
   step: z.string().optional(),

@@ -5,6 +5,7 @@ import { recoverFailure, thresholdReached } from './recover';
 import { maxParkedMs } from './workflow-definition';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
+import { uncarriedResultProblem, undoUncarriedResult } from './uncarried-result';
 
 /** Why a reply does not apply, or null when it is current. Replies are fenced by (step, mode, attempt). */
 export function staleReason(doc: ProcessDocument, reply: AgentReply): string | null {
@@ -26,7 +27,7 @@ export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: Transit
   const step = draft.step();
   const from = `${reply.outcome} from ${reply.agentInstance} for ${step.name}#${reply.attempt}`;
   switch (reply.outcome) {
-    case 'ok':
+    case 'ok': {
       draft.doc.failureCount = 0;
       step.finishedAt = draft.now;
       step.error = null;
@@ -35,8 +36,12 @@ export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: Transit
         step.state = 'Compensated';
         return continueCompensation(draft, draft.doc.currentStep - 1, from);
       }
+      // The remote took effect either way. A result that cannot be carried is never stored (later
+      // steps see null, "outcome unknown"), and the order is undone.
+      const problem = uncarriedResultProblem(reply);
       step.state = 'Completed';
-      step.result = reply.result;
+      step.result = problem === null ? reply.result : null;
+      if (problem !== null) return undoUncarriedResult(draft, problem, from);
       draft.status('StepCompleted', { step: step.name });
       if (draft.doc.currentStep + 1 < draft.doc.steps.length) {
         draft.doc.currentStep += 1;
@@ -47,6 +52,7 @@ export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: Transit
       draft.settle('Processed');
       draft.status('Processed');
       return draft.finish(`${from}; all steps done`);
+    }
     case 'parked': {
       // The remote's circuit is open: hold the step without counting a failure, but not for ever.
       const since = step.parkedSince ?? draft.now;

@@ -3,8 +3,10 @@ import {
   Alert,
   ProcessDocument,
   ProcessEventEntry,
+  MAX_STEP_RESULT_BYTES,
   QueueNames,
   StatusEvent,
+  stepResultProblem,
   isTerminal,
   type AgentReply,
   type ProcessState,
@@ -56,11 +58,16 @@ function prng(seed: number): () => number {
 
 const isHeld = (state: ProcessState): boolean => state === 'Processing' || state === 'Compensating';
 
-/** A reply to `request` with a random outcome, mostly successes. */
+/** A result an older agent sends without checking it: over the size limit, so it must never be stored. */
+const OVERSIZED = { receipt: 'x'.repeat(MAX_STEP_RESULT_BYTES) };
+
+/** A reply to `request` with a random outcome, mostly successes, a few with results that cannot be carried. */
 function randomReply(request: AgentRequest, random: () => number, at: number): AgentReply {
   const r = random();
   let body: ReplyBody;
-  if (r < 0.65) body = ok({ n: Math.floor(random() * 100) });
+  if (r < 0.6) body = ok({ n: Math.floor(random() * 100) });
+  else if (r < 0.63) body = ok(OVERSIZED);
+  else if (r < 0.65) body = { outcome: 'ok', result: {}, resultRefused: 'too large' };
   else if (r < 0.78) body = { outcome: 'error', errorKind: 'transient', message: 'gave up' };
   else if (r < 0.9) body = refused('refused');
   else body = { outcome: 'parked', retryAfterMs: Math.floor(random() * 5000), reason: 'circuit open' };
@@ -153,6 +160,7 @@ function violations(
       check(before?.state === 'Running', `${before?.state} -> Completed`);
     if (s.state === 'Completed')
       check(!s.idempotencyKey.endsWith('/compensate'), 'Completed again after an undo began');
+    check(s.result === null || stepResultProblem(s.result) === null, `${s.name} stores a result that cannot be carried`);
   });
   const dispatches = actions.flatMap((a) => (a.type === 'dispatch' ? [a] : []));
   check(dispatches.length <= 1, `${dispatches.length} dispatches in one transition`);
@@ -165,6 +173,8 @@ function violations(
     check(mode === 'forward' || request.idempotencyKey.endsWith('/compensate'), 'undo without its key');
     check(queue === QueueNames.agentRequests(request.agent), `wrong queue ${queue}`);
     check(mode === 'compensate' || prev.steps[stepIndex]?.state !== 'Completed', 'completed step re-run');
+    const earlier = next.steps.slice(0, stepIndex).filter((s) => s.result !== null);
+    check(JSON.stringify(request.results) === JSON.stringify(Object.fromEntries(earlier.map((s) => [s.name, s.result]))), 'results are not the earlier steps\' results');
   }
   // What is stored and sent must satisfy the contracts every other service validates against.
   check(ProcessDocument.safeParse(sameRealm(next)).success, 'next document breaks its schema');
@@ -235,6 +245,7 @@ describe('when random inputs, stale ones included, hit the state machine', () =>
         if (JSON.stringify(doc) !== given) found.push(`${where}: the given document was changed`);
         for (const v of violations(doc, result, now, workflow)) found.push(`${where}: ${v}`);
         count(`${input.type}:${result.applied ? 'applied' : 'ignored'}`);
+        if (result.applied && result.history.why.includes('cannot be carried')) count('uncarried');
         if (!result.applied) continue;
         doc = result.next;
         count(doc.state);
@@ -254,6 +265,7 @@ describe('when random inputs, stale ones included, hit the state machine', () =>
     ]) {
       expect(tally.get(state) ?? 0).toBeGreaterThan(10);
     }
+    expect(tally.get('uncarried') ?? 0).toBeGreaterThan(50);
     for (const type of ['claim', 'reply', 'expire', 'resubmit', 'cancel']) {
       expect(tally.get(`${type}:applied`) ?? 0).toBeGreaterThan(50);
       expect(tally.get(`${type}:ignored`) ?? 0).toBeGreaterThan(50);

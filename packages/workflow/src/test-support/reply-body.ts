@@ -6,7 +6,7 @@ import type { AgentReply, AgentRequest, JsonObject } from '@sas/contracts';
  * current unless a test deliberately edits the request it answers.
  */
 export type ReplyBody =
-  | { outcome: 'ok'; result: JsonObject }
+  | { outcome: 'ok'; result: JsonObject; resultRefused?: string }
   | { outcome: 'error'; errorKind: 'permanent' | 'transient'; message: string }
   | { outcome: 'parked'; retryAfterMs: number; reason: string };
 
@@ -22,6 +22,9 @@ export function answer(request: AgentRequest, body: ReplyBody, at: number): Agen
 
 /** A successful reply carrying `result` (empty by default). */
 export const ok = (result: JsonObject = {}): ReplyBody => ({ outcome: 'ok', result });
+
+/** A success whose result the agent could not carry, for `reason` (the result is then `{}`). */
+export const okResultRefused = (reason: string): ReplyBody => ({ outcome: 'ok', result: {}, resultRefused: reason });
 
 /** A permanent refusal: the step (or its undo) must not be retried. */
 export const refused = (message: string): ReplyBody => ({
