@@ -17,6 +17,12 @@ export interface Effect {
    * named nothing (older callers); readers of `GET /ledger` must treat it as optional.
    */
   compensates?: string;
+  /**
+   * The earlier steps' results the call was given (its body's `results`), as first applied: a
+   * replay does not change them. Absent when the caller sent none; readers of `GET /ledger` must
+   * treat it as optional.
+   */
+  inputs?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 /** Which effects {@link EffectLedger.list} returns; absent fields match everything. */

@@ -7,6 +7,12 @@ import { z } from 'zod';
 export const RemoteCallBody = z.object({
   orderId: z.string().min(1),
   payload: z.record(z.unknown()),
+  /**
+   * Results of the order's earlier steps, keyed by step name (`AgentRequest.results`), recorded
+   * as the effect's `inputs` so a test can see what a step was given. Optional: callers that
+   * send only `{ orderId, payload }` (every agent so far) are answered as before.
+   */
+  results: z.record(z.record(z.unknown())).optional(),
 });
 export type RemoteCallBody = z.infer<typeof RemoteCallBody>;
 

@@ -52,6 +52,14 @@ describe('RemoteSimServer over HTTP', () => {
     expect(ledger.effects).toHaveLength(1);
   });
 
+  it('shows in GET /ledger the earlier results a call was given, under inputs', async () => {
+    const results = { 'reserve-inventory': { reservationId: 'rsv-1' } };
+    const created = await post('/services/shipping/create', 'k-1', { orderId: 'o-1', payload: {}, results });
+    expect(created.status).toBe(200);
+    const ledger = (await (await fetch(`${base}/ledger`)).json()) as { effects: unknown[] };
+    expect(ledger.effects).toEqual([expect.objectContaining({ operation: 'create', inputs: results })]);
+  });
+
   it('answers 400 to a missing Idempotency-Key and to a body that is not JSON', async () => {
     const noKey = await post('/services/payment/charge', undefined, { orderId: 'o-1', payload: {} });
     expect(noKey.status).toBe(400);

@@ -92,7 +92,7 @@ export class RemoteSim {
       const issues = describeIssues(parsed.error).join('; ');
       return done('bad-request', errorAnswer(400, `Invalid body: ${issues}; send {"orderId": string, "payload": object}`));
     }
-    const { orderId, payload } = parsed.data;
+    const { orderId, payload, results } = parsed.data;
     const compensates = compensatedKeyOf(service, operation, request.compensatesKey, payload, maxIdempotencyKeyLength);
     if (!compensates.ok) return done('bad-request', errorAnswer(400, compensates.error), orderId);
     const faults = this.plan.get(service);
@@ -130,7 +130,7 @@ export class RemoteSim {
     const failure = permanentFailure(service, operation, orderId, faults);
     if (failure !== undefined) return done('permanent', errorAnswer(422, failure, {}, delayMs), orderId);
 
-    const effect = this.apply(service, operation, orderId, idempotencyKey, payload, compensates.key, now);
+    const effect = this.apply(service, operation, orderId, idempotencyKey, { payload, results }, compensates.key, now);
     if (faults.lostReplyRate > 0 && this.random.next() < faults.lostReplyRate) {
       return done('lost', errorAnswer(503, unavailable(service), {}, delayMs), orderId);
     }
@@ -181,7 +181,7 @@ export class RemoteSim {
     operation: string,
     orderId: string,
     idempotencyKey: string,
-    payload: Record<string, unknown>,
+    body: Pick<RemoteCallBody, 'payload' | 'results'>,
     compensates: string | undefined,
     now: number,
   ): Effect {
@@ -195,9 +195,10 @@ export class RemoteSim {
       orderId,
       idempotencyKey,
       at: now,
-      result: operationResult({ service, operation, payload, serial, original }),
+      result: operationResult({ service, operation, payload: body.payload, serial, original }),
       // Recording it tombstones the forward key (see EffectLedger.undoOf).
       ...(compensates === undefined ? {} : { compensates }),
+      ...(body.results === undefined ? {} : { inputs: structuredClone(body.results) }),
     };
     this.effects.record(effect);
     return effect;
