@@ -3,6 +3,8 @@ export * from './cli-env';
 export * from './operator-command';
 export * from './show-process';
 export * from './submit-order';
+export * from './check-workflows';
+export * from './workflows-command';
 export * from './demo/run-demo';
 export * from './demo/render-summary';
 export * from './demo/render-progress';

@@ -7,6 +7,7 @@ import { JOBS_USAGE, runJobsCommand } from './jobs-command';
 import { sendOperatorCommand } from './operator-command';
 import { showProcess } from './show-process';
 import { submitOrder } from './submit-order';
+import { WORKFLOWS_USAGE, runWorkflowsCommand } from './workflows-command';
 
 const USAGE = `Usage: sas <command> [options]
 
@@ -17,8 +18,9 @@ const USAGE = `Usage: sas <command> [options]
   resubmit <processId> [--by NAME] [--reason TEXT]  restart an Error process from its failed step
   cancel <processId> [--by NAME] [--reason TEXT]    stop an unfinished process and undo what it did
 ${JOBS_USAGE}
+${WORKFLOWS_USAGE}
 
-Commands other than demo use REDIS_URL, MONGO_URL, MONGO_DB and QUEUE_PREFIX (as the services do).`;
+Commands other than demo and workflows use REDIS_URL, MONGO_URL, MONGO_DB and QUEUE_PREFIX (as the services do).`;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -75,6 +77,8 @@ async function main(argv: string[]): Promise<number> {
       const args = { action: target, key: positionals[2], file: values.file, requestor: values.requestor, all: values.all, by: values.by };
       return runJobsCommand(env, args, (l) => console.log(l));
     }
+    case 'workflows':
+      return runWorkflowsCommand(target, positionals[2], (l) => console.log(l));
     default:
       console.error(`Unknown command '${command}'.\n\n${USAGE}`);
       return 2;

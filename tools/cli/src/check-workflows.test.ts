@@ -1,0 +1,57 @@
+import { orderFulfilmentV1 } from '@sas/workflow';
+import { checkWorkflows } from './check-workflows';
+
+const shop = { ...orderFulfilmentV1, name: 'shop', version: 1 };
+const check = (value: unknown): ReturnType<typeof checkWorkflows> => checkWorkflows(JSON.stringify(value), 'workflows.json');
+
+describe('checkWorkflows', () => {
+  it('prints one summary line per valid workflow', () => {
+    const waiting = { ...shop, name: 'waiting', onThreshold: { policy: 'wait', waitMs: 30_000, maxWaits: 2 }, parking: { maxParkedMs: 60_000 } };
+    expect(check([shop, waiting])).toEqual({
+      ok: true,
+      lines: [
+        'ok shop@1: 3 step(s) (reserve-inventory → charge-payment → create-shipment), threshold 3 then compensate, refusals compensate, parked at most 1800000 ms',
+        'ok waiting@1: 3 step(s) (reserve-inventory → charge-payment → create-shipment), threshold 3 then wait 30000 ms (at most 2 times), refusals compensate, parked at most 60000 ms',
+      ],
+    });
+  });
+
+  it('accepts an empty file: the services then run the built-in workflows only', () => {
+    expect(check([])).toEqual({ ok: true, lines: [] });
+  });
+
+  it('names every bad field of every definition with its path', () => {
+    const steps = orderFulfilmentV1.steps.map((s, i) => (i === 2 ? { ...s, completeByMs: '5000' } : s));
+    const second = { ...shop, name: 'second', steps, onThreshold: { policy: 'wait', waitMs: 1000 } };
+    const third = { ...shop, name: 'Third', retentionMs: undefined };
+    expect(check([shop, second, third])).toEqual({
+      ok: false,
+      lines: [
+        'workflows[1].steps[2].completeByMs: Expected number, received string',
+        'workflows[1].onThreshold.maxWaits: Required',
+        'workflows[2].name: workflow names are lower-case words joined by -',
+        'workflows[2].retentionMs: Required',
+      ],
+    });
+  });
+
+  it('names a definition that uses a step name twice', () => {
+    const steps = [orderFulfilmentV1.steps[0], orderFulfilmentV1.steps[0]];
+    expect(check([{ ...shop, steps }]).lines).toEqual(["workflows[0]: step name 'reserve-inventory' is used twice"]);
+  });
+
+  it('refuses a name and version used twice, or taken by a built-in workflow, as the services would', () => {
+    expect(check([shop, { ...shop, failureThreshold: 5 }, orderFulfilmentV1])).toEqual({
+      ok: false,
+      lines: [
+        'workflows[1]: Workflow shop v1 is registered twice; publish changes as a new version',
+        'workflows[2]: Workflow order-fulfilment v1 is registered twice; publish changes as a new version',
+      ],
+    });
+  });
+
+  it('says when the file is not JSON, or not an array', () => {
+    expect(checkWorkflows('[{"name": ', 'w.json')).toEqual({ ok: false, lines: [expect.stringMatching(/^w\.json is not valid JSON: \S/)] });
+    expect(check({ workflows: [shop] })).toEqual({ ok: false, lines: ['workflows: Expected an array of workflow definitions, received object'] });
+  });
+});
