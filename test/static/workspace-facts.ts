@@ -56,9 +56,15 @@ export function commonConfigKeys(): Set<string> {
   return new Set(keysIn(readText('packages/runtime/src/config-fields.ts')));
 }
 
+/** The variables every `@sas/agent` process reads (packages/agent/src/agent-config.ts, which spreads CommonConfig). */
+export function agentConfigKeys(): Set<string> {
+  return new Set([...keysIn(readText('packages/agent/src/agent-config.ts')), ...commonConfigKeys()]);
+}
+
 /**
  * The environment variables a service's zod config declares: every `NAME:` key in its
- * `src/*config*.ts` files, plus CommonConfig's when it spreads `...CommonConfig`. Crude (it reads
+ * `src/*config*.ts` files, plus CommonConfig's when it spreads `...CommonConfig` and the agent library's when it spreads
+ * `...AgentConfigFields`. Crude (it reads
  * text) but it catches a typo or a variable the service has never heard of.
  */
 export function declaredEnv(service: string): Set<string> {
@@ -70,6 +76,7 @@ export function declaredEnv(service: string): Set<string> {
     const source = readFileSync(join(dir, file), 'utf8');
     keysIn(source).forEach((k) => keys.add(k));
     if (source.includes('...CommonConfig')) commonConfigKeys().forEach((k) => keys.add(k));
+    if (source.includes('...AgentConfigFields')) agentConfigKeys().forEach((k) => keys.add(k));
   }
   return keys;
 }

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { PermanentError, TransientError } from '@sas/runtime';
 import { createHttpRemoteCall } from './http-remote-call';
-import type { RemoteCallRequest } from './remote-call';
+import type { RemoteCallRequest } from '@sas/agent';
 
 interface Received {
   method: string | undefined;

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { JsonObject } from '@sas/contracts';
 import { PermanentError, TransientError, systemClock, type Clock } from '@sas/runtime';
-import { parseRetryAfter } from './parse-retry-after';
-import type { RemoteCall, RemoteCallRequest } from './remote-call';
+import { parseRetryAfter, type RemoteCall, type RemoteCallRequest } from '@sas/agent';
 
 /** Options of {@link createHttpRemoteCall}. */
 export interface HttpRemoteCallOptions {

@@ -10,16 +10,20 @@ import {
   type Closable,
 } from '@sas/runtime';
 import { BreakerRepository, connectStore, ensureIndexes } from '@sas/store';
-import { AgentWorker } from './agent-worker';
-import { BreakerReporter } from './breaker-reporter';
-import { CircuitBreakers } from './circuit-breakers';
-import { AgentConfig, breakerSettingsOf, retryDefaultsOf } from './config';
+import {
+  AgentWorker,
+  BreakerReporter,
+  CircuitBreakers,
+  breakerSettingsOf,
+  retryDefaultsOf,
+  sleep,
+} from '@sas/agent';
+import { HttpAgentConfig } from './http-agent-config';
 import { createHttpRemoteCall } from './http-remote-call';
-import { sleep } from './sleep';
 
 /** Wires one agent process: config → logger → store → bus → breakers → worker → consumer. */
 async function main(): Promise<void> {
-  const config = loadConfig(AgentConfig, process.env);
+  const config = loadConfig(HttpAgentConfig, process.env);
   const agent = config.AGENT;
   const service = `agent-${agent}`;
   const instanceId = config.INSTANCE_ID ?? defaultInstanceId(service);

@@ -219,7 +219,7 @@ export class AgentWorker {
     });
     if (!parsed.success) {
       throw new Error(
-        `The agent built an invalid ${body.outcome} reply (${describeIssues(parsed.error).join('; ')}); this is a bug in services/agent`,
+        `The agent built an invalid ${body.outcome} reply (${describeIssues(parsed.error).join('; ')}); this is a bug in @sas/agent`,
       );
     }
     try {
