@@ -82,15 +82,15 @@ export function declaredEnv(service: string): Set<string> {
 }
 
 /**
- * True when the service answers `/readyz`: it uses the runtime's ProbeServer or routes `/readyz`
- * itself. remote-sim only has `/healthz`.
+ * True when the service answers `/readyz`: it uses the runtime's ProbeServer, routes `/readyz`
+ * itself, or runs through `runAgent` of `@sas/agent` (which serves the probes). remote-sim only has `/healthz`.
  */
 export function servesReadyz(service: string): boolean {
   const sources = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
       d.isDirectory() ? sources(join(dir, d.name)) : d.name.endsWith('.ts') && !d.name.endsWith('.test.ts') ? [join(dir, d.name)] : [],
     );
-  return sources(join(ROOT, 'services', service, 'src')).some((file) => /ProbeServer|\/readyz/.test(readFileSync(file, 'utf8')));
+  return sources(join(ROOT, 'services', service, 'src')).some((file) => /ProbeServer|\/readyz|runAgent\(/.test(readFileSync(file, 'utf8')));
 }
 
 /** The remote services remote-sim simulates (its `remoteServiceNames`). */

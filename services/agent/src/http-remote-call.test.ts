@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PermanentError, TransientError } from '@sas/runtime';
+import { PermanentError, TransientError, createLogger } from '@sas/runtime';
 import { createHttpRemoteCall } from './http-remote-call';
-import type { RemoteCallRequest } from '@sas/agent';
+import type { AgentCall } from '@sas/agent';
 
 interface Received {
   method: string | undefined;
@@ -44,12 +44,26 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 
 const hang: Responder = () => undefined;
 
-const request: RemoteCallRequest = {
+type Request = Omit<AgentCall<unknown>, 'signal'>;
+
+/** The call as the agent hands it to the handler, with the signal that aborts at complete-by. */
+const on = (r: Request, signal: AbortSignal): AgentCall<unknown> => ({ ...r, signal });
+
+const request: Request = {
   agent: 'payment',
   operation: 'charge',
+  processId: 'proc-7',
   orderId: 'order-7',
+  step: 'charge-card',
+  mode: 'forward',
   payload: { amount: 42 },
+  input: { amount: 42 },
+  results: {},
   idempotencyKey: 'order-7/charge-card/forward',
+  attempt: 1,
+  tryNumber: 1,
+  completeBy: Date.now() + 60_000,
+  logger: createLogger({ service: 'http-agent-test', instanceId: 'test-1', level: 'silent' }),
 };
 
 describe('createHttpRemoteCall against a local HTTP server', () => {
@@ -74,7 +88,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     ]);
     server = remote.server;
 
-    const result = await createHttpRemoteCall(`${remote.url}/`)(request, new AbortController().signal);
+    const result = await createHttpRemoteCall(`${remote.url}/`)(on(request, new AbortController().signal));
 
     expect(result).toEqual({ charged: 42, effectId: 'eff-1' });
     expect(remote.received[0]).toMatchObject({
@@ -94,8 +108,8 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     server = remote.server;
     const call = createHttpRemoteCall(remote.url);
 
-    const failure = await call(request, new AbortController().signal).catch((e: unknown) => e);
-    const result = await call(request, new AbortController().signal);
+    const failure = await call(on(request, new AbortController().signal)).catch((e: unknown) => e);
+    const result = await call(on(request, new AbortController().signal));
 
     expect(failure).toBeInstanceOf(TransientError);
     expect(failure).toMatchObject({
@@ -113,7 +127,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     const remote = await startRemote([json(status, { error: 'try later' })]);
     server = remote.server;
 
-    const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+    const failure = await createHttpRemoteCall(remote.url)(on(request, new AbortController().signal)).catch(
       (e: unknown) => e,
     );
 
@@ -130,7 +144,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
       const remote = await startRemote([json(status, { error: 'card declined' })]);
       server = remote.server;
 
-      const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+      const failure = await createHttpRemoteCall(remote.url)(on(request, new AbortController().signal)).catch(
         (e: unknown) => e,
       );
 
@@ -142,14 +156,15 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
   it('names the forward call it undoes in the Compensates-Idempotency-Key header and in payload.originalIdempotencyKey', async () => {
     const remote = await startRemote([json(200, { effectId: 'eff-2', result: { refundId: 're-2' } })]);
     server = remote.server;
-    const undo: RemoteCallRequest = {
+    const undo: Request = {
       ...request,
       operation: 'refund',
+      mode: 'compensate',
       idempotencyKey: 'order-7/charge-card/compensate',
-      compensatesIdempotencyKey: 'order-7/charge-card/forward',
+      compensates: { idempotencyKey: 'order-7/charge-card/forward', result: { chargeId: 'ch-1' } },
     };
 
-    await createHttpRemoteCall(remote.url)(undo, new AbortController().signal);
+    await createHttpRemoteCall(remote.url)(on(undo, new AbortController().signal));
 
     expect(remote.received[0]?.headers['compensates-idempotency-key']).toBe('order-7/charge-card/forward');
     expect(remote.received[0]?.headers['idempotency-key']).toBe('order-7/charge-card/compensate');
@@ -163,7 +178,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     const remote = await startRemote([json(200, { effectId: 'eff-1', result: {} })]);
     server = remote.server;
 
-    await createHttpRemoteCall(remote.url)(request, new AbortController().signal);
+    await createHttpRemoteCall(remote.url)(on(request, new AbortController().signal));
 
     expect(remote.received[0]?.headers).not.toHaveProperty('compensates-idempotency-key');
     expect(remote.received[0]?.body).toEqual({ orderId: 'order-7', payload: { amount: 42 } });
@@ -174,7 +189,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
       const remote = await startRemote([json(200, { ok: true })]);
       server = remote.server;
 
-      const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+      const failure = await createHttpRemoteCall(remote.url)(on(request, new AbortController().signal)).catch(
         (e: unknown) => e,
       );
 
@@ -191,7 +206,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
       ]);
       server = remote.server;
 
-      const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+      const failure = await createHttpRemoteCall(remote.url)(on(request, new AbortController().signal)).catch(
         (e: unknown) => e,
       );
 
@@ -211,7 +226,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
       ]);
       server = remote.server;
 
-      const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+      const failure = await createHttpRemoteCall(remote.url)(on(request, new AbortController().signal)).catch(
         (e: unknown) => e,
       );
 
@@ -228,7 +243,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
       ]);
       server = remote.server;
 
-      const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+      const failure = await createHttpRemoteCall(remote.url)(on(request, new AbortController().signal)).catch(
         (e: unknown) => e,
       );
 
@@ -250,10 +265,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
       ]);
       server = remote.server;
 
-      const failure = await createHttpRemoteCall(remote.url, { timeoutMs: 100 })(
-        request,
-        new AbortController().signal,
-      ).catch((e: unknown) => e);
+      const failure = await createHttpRemoteCall(remote.url, { timeoutMs: 100 })(on(request, new AbortController().signal)).catch((e: unknown) => e);
 
       expect(failure).toBeInstanceOf(TransientError);
       expect((failure as Error).message).toBe(
@@ -269,7 +281,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     const controller = new AbortController();
     const arrived = new Promise<void>((resolve) => remote.server.once('request', () => resolve()));
 
-    const pending = createHttpRemoteCall(remote.url, { timeoutMs: 0 })(request, controller.signal).catch(
+    const pending = createHttpRemoteCall(remote.url, { timeoutMs: 0 })(on(request, controller.signal)).catch(
       (e: unknown) => e,
     );
     await arrived;
@@ -286,10 +298,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     const remote = await startRemote([hang]);
     server = remote.server;
 
-    const failure = await createHttpRemoteCall(remote.url, { timeoutMs: 50 })(
-      request,
-      new AbortController().signal,
-    ).catch((e: unknown) => e);
+    const failure = await createHttpRemoteCall(remote.url, { timeoutMs: 50 })(on(request, new AbortController().signal)).catch((e: unknown) => e);
 
     expect(failure).toBeInstanceOf(TransientError);
     expect((failure as Error).message).toBe(
@@ -302,7 +311,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     const { url } = remote;
     await new Promise<void>((resolve) => remote.server.close(() => resolve()));
 
-    const failure = await createHttpRemoteCall(url)(request, new AbortController().signal).catch(
+    const failure = await createHttpRemoteCall(url)(on(request, new AbortController().signal)).catch(
       (e: unknown) => e,
     );
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { JsonObject } from '@sas/contracts';
 import { PermanentError, TransientError, systemClock, type Clock } from '@sas/runtime';
-import { parseRetryAfter, type RemoteCall, type RemoteCallRequest } from '@sas/agent';
+import { parseRetryAfter, type AgentCall, type OperationHandler } from '@sas/agent';
 
 /** Options of {@link createHttpRemoteCall}. */
 export interface HttpRemoteCallOptions {
@@ -34,7 +34,7 @@ const SuccessBody = z.object({
 });
 
 /**
- * {@link RemoteCall} over HTTP to a remote service laid out as the remote simulator is:
+ * An {@link OperationHandler} over HTTP to a remote service laid out as the remote simulator is:
  * `POST {baseUrl}/services/{agent}/{operation}` with header `Idempotency-Key` and body
  * `{ orderId, payload }`; a compensation that names its forward call also sends that call's key as
  * `Compensates-Idempotency-Key` and as `payload.originalIdempotencyKey`. 2xx resolves with
@@ -43,7 +43,7 @@ const SuccessBody = z.object({
  * understood is transient too: the remote applied something, so the step must not be taken as
  * failed (a failed step is never compensated) but retried, and the retry replays the answer.
  */
-export function createHttpRemoteCall(baseUrl: string, options: HttpRemoteCallOptions = {}): RemoteCall {
+export function createHttpRemoteCall(baseUrl: string, options: HttpRemoteCallOptions = {}): OperationHandler<unknown> {
   const base = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined;
   if (!base || (base.protocol !== 'http:' && base.protocol !== 'https:')) {
     throw new Error(
@@ -55,7 +55,8 @@ export function createHttpRemoteCall(baseUrl: string, options: HttpRemoteCallOpt
   const clock = options.clock ?? systemClock;
   const doFetch = options.fetch ?? globalThis.fetch;
 
-  return async (request, signal) => {
+  return async (request) => {
+    const { signal } = request;
     const target = `${request.agent}/${request.operation}`;
     const url = `${root}/services/${encodeURIComponent(request.agent)}/${encodeURIComponent(request.operation)}`;
     const signals = timeoutMs > 0 ? [signal, AbortSignal.timeout(timeoutMs)] : [signal];
@@ -117,8 +118,8 @@ export function createHttpRemoteCall(baseUrl: string, options: HttpRemoteCallOpt
 }
 
 // Method, headers and body of one call; the same on every try, so the remote can replay it.
-function requestInit(request: RemoteCallRequest): RequestInit {
-  const compensates = request.compensatesIdempotencyKey;
+function requestInit(request: AgentCall<unknown>): RequestInit {
+  const compensates = request.compensates?.idempotencyKey;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'Idempotency-Key': request.idempotencyKey,
