@@ -15,7 +15,12 @@ export const HttpAgentConfig = z
         required_error: 'AGENT is required: set it to the remote service this agent serves, e.g. payment',
       })
       .regex(/^[a-z][a-z0-9-]*$/, 'AGENT must be lower-case letters, digits and -, starting with a letter'),
-    /** Base URL of the remote services (the remote simulator locally). */
+    /**
+     * A JSON file mapping each operation to an HTTP call (see `HttpMapping`). Unset: remote-sim's
+     * dialect at `REMOTE_URL`.
+     */
+    AGENT_MAPPING_FILE: z.string().min(1).optional(),
+    /** Base URL of the remote services (the remote simulator locally); `{env.REMOTE_URL}` in a mapping. */
     REMOTE_URL: z
       .string()
       .url('REMOTE_URL must be a URL such as http://127.0.0.1:4100')

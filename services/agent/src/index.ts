@@ -1,5 +1,11 @@
 /**
- * The built-in HTTP agent: one user of `@sas/agent`, calling a remote service over HTTP. Exported
- * so tests can call the remote the way the agent process does.
+ * The built-in HTTP agent: one user of `@sas/agent`, calling a remote service over HTTP as a
+ * declarative mapping per operation says (remote-sim's dialect by default).
  */
+export * from './http-agent';
+export * from './http-agent-config';
+export * from './http-mapping';
 export * from './http-remote-call';
+export * from './remote-sim-mapping';
+export * from './status-class';
+export * from './template';

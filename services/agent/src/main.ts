@@ -1,16 +1,21 @@
 import { runAgent } from '@sas/agent';
 import { loadConfig } from '@sas/runtime';
+import { httpAgent, readMappingFile } from './http-agent';
 import { HttpAgentConfig } from './http-agent-config';
-import { createHttpRemoteCall } from './http-remote-call';
+import { remoteSimMapping } from './remote-sim-mapping';
 
 /**
- * Wires the HTTP agent: its config → one agent (`AGENT`) whose every operation is an HTTP call
- * to `REMOTE_URL` → the `@sas/agent` runtime (bus, breakers, probes, shutdown).
+ * Wires the HTTP agent: its config → the mapping (`AGENT_MAPPING_FILE`, else remote-sim's dialect)
+ * → one agent (`AGENT`) whose operations are HTTP calls → the `@sas/agent` runtime (bus,
+ * breakers, probes, shutdown).
  */
 async function main(): Promise<void> {
   const config = loadConfig(HttpAgentConfig, process.env);
-  const call = createHttpRemoteCall(config.REMOTE_URL, { timeoutMs: config.REMOTE_CALL_TIMEOUT_MS });
-  await runAgent({ agents: [{ name: config.AGENT, operations: {}, otherOperations: call }] });
+  const mapping = config.AGENT_MAPPING_FILE ? readMappingFile(config.AGENT_MAPPING_FILE) : remoteSimMapping;
+  // REMOTE_URL is a base: `{env.REMOTE_URL}/services/...` must not get a double slash.
+  const env = { ...process.env, REMOTE_URL: config.REMOTE_URL.replace(/\/+$/, '') };
+  const agent = httpAgent(config.AGENT, mapping, { env, timeoutMs: config.REMOTE_CALL_TIMEOUT_MS });
+  await runAgent({ agents: [agent] });
 }
 
 main().catch((e: unknown) => {
