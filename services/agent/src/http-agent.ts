@@ -49,7 +49,11 @@ export interface HttpAgentOptions {
  *
  * @throws ConfigError naming the field of every `{env.X}` reference whose variable is not set.
  */
-export function httpAgent(name: string, mapping: HttpMapping, options: HttpAgentOptions): AgentDefinition {
+export function httpAgent(
+  name: string,
+  mapping: HttpMapping,
+  options: HttpAgentOptions,
+): AgentDefinition & { operations: Record<string, OperationHandler<unknown>> } {
   const env: Record<string, string> = {};
   const missing: string[] = [];
   for (const [operation, m] of Object.entries(mapping.operations)) {

@@ -44,7 +44,10 @@ export const OperationMapping = z
     body: JsonTemplate.default({ orderId: '{orderId}', payload: '{payload}' }),
     /** Statuses worth retrying; 3xx is always an unknown outcome (transient). @default [429, "5xx"] */
     transientStatuses: z.array(Status).default([...DEFAULT_TRANSIENT_STATUSES]),
-    /** Statuses that mean the effect is already there (a success), e.g. `[409]`. @default [] */
+    /**
+     * Statuses that mean the effect is already there (a success), e.g. `[409]`; a 2xx one carries
+     * its result as a success does, any other gives the result `{}`. @default []
+     */
     alreadyDoneStatuses: z.array(Status).default([]),
     /** Dotted path of the result in a success body, e.g. `data.reservation`; absent: the whole body. */
     resultPath: z.string().min(1).optional(),

@@ -87,8 +87,9 @@ export function createHttpRemoteCall(mapping: OperationMapping, options: HttpRem
       case 'ok':
         return resultOf(mapping, target, status, text, unknown);
       case 'already-done':
-        // The effect is there; its result too if the body carries one where a success would.
-        return alreadyDoneResult(mapping, text);
+        // The effect is there. A 2xx carries its result as a success does; another status (409,
+        // 404 on an undo) carries an explanation, not a result.
+        return status >= 200 && status < 300 ? alreadyDoneResult(mapping, text) : {};
       case 'redirect': {
         const location = response.headers.get('location') ?? '(no Location header)';
         throw new TransientError(
