@@ -7,7 +7,7 @@ import { MissingReferenceError, fillJson, fillString, lookup, type TemplateScope
 
 /** Options of {@link createHttpRemoteCall}. */
 export interface HttpRemoteCallOptions {
-  /** What `{env.X}` references read; checked at start by `loadMapping`. @default {} */
+  /** What `{env.X}` references read; checked at start by `httpAgent`. @default {} */
   env?: Readonly<Record<string, string>>;
   /**
    * Gives up on one HTTP call after this long (a transient fault, so the agent may retry within
