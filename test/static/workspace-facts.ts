@@ -56,9 +56,15 @@ export function commonConfigKeys(): Set<string> {
   return new Set(keysIn(readText('packages/runtime/src/config-fields.ts')));
 }
 
+/** The variables every `@sas/agent` process reads (packages/agent/src/agent-config.ts, which spreads CommonConfig). */
+export function agentConfigKeys(): Set<string> {
+  return new Set([...keysIn(readText('packages/agent/src/agent-config.ts')), ...commonConfigKeys()]);
+}
+
 /**
  * The environment variables a service's zod config declares: every `NAME:` key in its
- * `src/*config*.ts` files, plus CommonConfig's when it spreads `...CommonConfig`. Crude (it reads
+ * `src/*config*.ts` files, plus CommonConfig's when it spreads `...CommonConfig` and the agent library's when it spreads
+ * `...AgentConfigFields`. Crude (it reads
  * text) but it catches a typo or a variable the service has never heard of.
  */
 export function declaredEnv(service: string): Set<string> {
@@ -70,20 +76,21 @@ export function declaredEnv(service: string): Set<string> {
     const source = readFileSync(join(dir, file), 'utf8');
     keysIn(source).forEach((k) => keys.add(k));
     if (source.includes('...CommonConfig')) commonConfigKeys().forEach((k) => keys.add(k));
+    if (source.includes('...AgentConfigFields')) agentConfigKeys().forEach((k) => keys.add(k));
   }
   return keys;
 }
 
 /**
- * True when the service answers `/readyz`: it uses the runtime's ProbeServer or routes `/readyz`
- * itself. remote-sim only has `/healthz`.
+ * True when the service answers `/readyz`: it uses the runtime's ProbeServer, routes `/readyz`
+ * itself, or runs through `runAgent` of `@sas/agent` (which serves the probes). remote-sim only has `/healthz`.
  */
 export function servesReadyz(service: string): boolean {
   const sources = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
       d.isDirectory() ? sources(join(dir, d.name)) : d.name.endsWith('.ts') && !d.name.endsWith('.test.ts') ? [join(dir, d.name)] : [],
     );
-  return sources(join(ROOT, 'services', service, 'src')).some((file) => /ProbeServer|\/readyz/.test(readFileSync(file, 'utf8')));
+  return sources(join(ROOT, 'services', service, 'src')).some((file) => /ProbeServer|\/readyz|runAgent\(/.test(readFileSync(file, 'utf8')));
 }
 
 /** The remote services remote-sim simulates (its `remoteServiceNames`). */

@@ -1,58 +1,40 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { PermanentError, TransientError } from '@sas/runtime';
-import { createHttpRemoteCall } from './http-remote-call';
-import type { RemoteCallRequest } from './remote-call';
+import type { Server } from 'node:http';
+import { PermanentError, TransientError, createLogger } from '@sas/runtime';
+import { createHttpRemoteCall, type HttpRemoteCallOptions } from './http-remote-call';
+import { remoteSimMapping } from './remote-sim-mapping';
+import { hang, json, startRemote } from './test-support/local-remote';
+import type { AgentCall } from '@sas/agent';
 
-interface Received {
-  method: string | undefined;
-  url: string | undefined;
-  headers: IncomingMessage['headers'];
-  body: unknown;
-}
+type Request = Omit<AgentCall<unknown>, 'signal'>;
 
-type Responder = (res: ServerResponse) => void;
+/** The call as the agent hands it to the handler, with the signal that aborts at complete-by. */
+const on = (r: Request, signal: AbortSignal): AgentCall<unknown> => ({ ...r, signal });
 
-/** A local HTTP server answering each request with the next responder (the last one repeats). */
-async function startRemote(
-  responders: Responder[],
-): Promise<{ url: string; received: Received[]; server: Server }> {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
-    req.on('end', () => {
-      received.push({
-        method: req.method,
-        url: req.url,
-        headers: req.headers,
-        body: raw === '' ? undefined : (JSON.parse(raw) as unknown),
-      });
-      const respond = responders[Math.min(received.length - 1, responders.length - 1)];
-      respond?.(res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, received, server };
-}
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Responder {
-  return (res) =>
-    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-}
-
-const hang: Responder = () => undefined;
-
-const request: RemoteCallRequest = {
+const request: Request = {
   agent: 'payment',
   operation: 'charge',
+  processId: 'proc-7',
   orderId: 'order-7',
+  step: 'charge-card',
+  mode: 'forward',
   payload: { amount: 42 },
+  input: { amount: 42 },
+  results: {},
   idempotencyKey: 'order-7/charge-card/forward',
+  attempt: 1,
+  tryNumber: 1,
+  completeBy: Date.now() + 60_000,
+  logger: createLogger({ service: 'http-agent-test', instanceId: 'test-1', level: 'silent' }),
 };
 
-describe('createHttpRemoteCall against a local HTTP server', () => {
+const simMapping = remoteSimMapping.operations['*']!;
+
+/** The built-in remote-sim mapping against the test server at `base`. */
+function remoteSim(base: string, options: HttpRemoteCallOptions = {}): ReturnType<typeof createHttpRemoteCall> {
+  return createHttpRemoteCall(simMapping, { ...options, env: { REMOTE_URL: base.replace(/\/+$/, '') } });
+}
+
+describe('createHttpRemoteCall with the remote-sim mapping, against a local HTTP server', () => {
   let server: Server | undefined;
 
   afterEach(async () => {
@@ -74,7 +56,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     ]);
     server = remote.server;
 
-    const result = await createHttpRemoteCall(`${remote.url}/`)(request, new AbortController().signal);
+    const result = await remoteSim(`${remote.url}/`)(on(request, new AbortController().signal));
 
     expect(result).toEqual({ charged: 42, effectId: 'eff-1' });
     expect(remote.received[0]).toMatchObject({
@@ -92,10 +74,10 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
       json(200, { effectId: 'eff-9', result: { charged: 42 } }),
     ]);
     server = remote.server;
-    const call = createHttpRemoteCall(remote.url);
+    const call = remoteSim(remote.url);
 
-    const failure = await call(request, new AbortController().signal).catch((e: unknown) => e);
-    const result = await call(request, new AbortController().signal);
+    const failure = await call(on(request, new AbortController().signal)).catch((e: unknown) => e);
+    const result = await call(on(request, new AbortController().signal));
 
     expect(failure).toBeInstanceOf(TransientError);
     expect(failure).toMatchObject({
@@ -113,7 +95,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     const remote = await startRemote([json(status, { error: 'try later' })]);
     server = remote.server;
 
-    const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+    const failure = await remoteSim(remote.url)(on(request, new AbortController().signal)).catch(
       (e: unknown) => e,
     );
 
@@ -130,7 +112,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
       const remote = await startRemote([json(status, { error: 'card declined' })]);
       server = remote.server;
 
-      const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+      const failure = await remoteSim(remote.url)(on(request, new AbortController().signal)).catch(
         (e: unknown) => e,
       );
 
@@ -139,23 +121,24 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     },
   );
 
-  it('names the forward call it undoes in the Compensates-Idempotency-Key header and in payload.originalIdempotencyKey', async () => {
+  it('names the forward call it undoes in the Compensates-Idempotency-Key header', async () => {
     const remote = await startRemote([json(200, { effectId: 'eff-2', result: { refundId: 're-2' } })]);
     server = remote.server;
-    const undo: RemoteCallRequest = {
+    const undo: Request = {
       ...request,
       operation: 'refund',
+      mode: 'compensate',
       idempotencyKey: 'order-7/charge-card/compensate',
-      compensatesIdempotencyKey: 'order-7/charge-card/forward',
+      compensates: { idempotencyKey: 'order-7/charge-card/forward', result: { chargeId: 'ch-1' } },
     };
 
-    await createHttpRemoteCall(remote.url)(undo, new AbortController().signal);
+    await remoteSim(remote.url)(on(undo, new AbortController().signal));
 
     expect(remote.received[0]?.headers['compensates-idempotency-key']).toBe('order-7/charge-card/forward');
     expect(remote.received[0]?.headers['idempotency-key']).toBe('order-7/charge-card/compensate');
     expect(remote.received[0]?.body).toEqual({
       orderId: 'order-7',
-      payload: { amount: 42, originalIdempotencyKey: 'order-7/charge-card/forward' },
+      payload: { amount: 42 },
     });
   });
 
@@ -163,7 +146,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     const remote = await startRemote([json(200, { effectId: 'eff-1', result: {} })]);
     server = remote.server;
 
-    await createHttpRemoteCall(remote.url)(request, new AbortController().signal);
+    await remoteSim(remote.url)(on(request, new AbortController().signal));
 
     expect(remote.received[0]?.headers).not.toHaveProperty('compensates-idempotency-key');
     expect(remote.received[0]?.body).toEqual({ orderId: 'order-7', payload: { amount: 42 } });
@@ -174,13 +157,13 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
       const remote = await startRemote([json(200, { ok: true })]);
       server = remote.server;
 
-      const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+      const failure = await remoteSim(remote.url)(on(request, new AbortController().signal)).catch(
         (e: unknown) => e,
       );
 
       expect(failure).toBeInstanceOf(TransientError);
       expect((failure as Error).message).toBe(
-        'payment/charge answered 200 without { effectId, result } (effectId: Required; result: Required); ' +
+        'payment/charge answered 200 without its result (result: not an object; effectId: missing); ' +
           'the outcome is unknown, so the call is retried under the same Idempotency-Key, where the remote replays it',
       );
     });
@@ -191,7 +174,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
       ]);
       server = remote.server;
 
-      const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+      const failure = await remoteSim(remote.url)(on(request, new AbortController().signal)).catch(
         (e: unknown) => e,
       );
 
@@ -211,7 +194,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
       ]);
       server = remote.server;
 
-      const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+      const failure = await remoteSim(remote.url)(on(request, new AbortController().signal)).catch(
         (e: unknown) => e,
       );
 
@@ -228,7 +211,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
       ]);
       server = remote.server;
 
-      const failure = await createHttpRemoteCall(remote.url)(request, new AbortController().signal).catch(
+      const failure = await remoteSim(remote.url)(on(request, new AbortController().signal)).catch(
         (e: unknown) => e,
       );
 
@@ -236,7 +219,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
       expect((failure as Error).message).toBe(
         'payment/charge answered 302 (a redirect to /orders/order-7) instead of its result. The agent follows no redirect of a call ' +
           'with effects, and the remote may have applied it before redirecting: the outcome is unknown, so the call is retried ' +
-          'under the same Idempotency-Key, where the remote replays it. If the remote moved, point REMOTE_URL at its new address',
+          'under the same Idempotency-Key, where the remote replays it. If the remote moved, point the mapping\'s url at its new address',
       );
       expect(remote.received.map((r) => r.method)).toEqual(['POST']);
     });
@@ -250,10 +233,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
       ]);
       server = remote.server;
 
-      const failure = await createHttpRemoteCall(remote.url, { timeoutMs: 100 })(
-        request,
-        new AbortController().signal,
-      ).catch((e: unknown) => e);
+      const failure = await remoteSim(remote.url, { timeoutMs: 100 })(on(request, new AbortController().signal)).catch((e: unknown) => e);
 
       expect(failure).toBeInstanceOf(TransientError);
       expect((failure as Error).message).toBe(
@@ -269,7 +249,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     const controller = new AbortController();
     const arrived = new Promise<void>((resolve) => remote.server.once('request', () => resolve()));
 
-    const pending = createHttpRemoteCall(remote.url, { timeoutMs: 0 })(request, controller.signal).catch(
+    const pending = remoteSim(remote.url, { timeoutMs: 0 })(on(request, controller.signal)).catch(
       (e: unknown) => e,
     );
     await arrived;
@@ -286,10 +266,7 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     const remote = await startRemote([hang]);
     server = remote.server;
 
-    const failure = await createHttpRemoteCall(remote.url, { timeoutMs: 50 })(
-      request,
-      new AbortController().signal,
-    ).catch((e: unknown) => e);
+    const failure = await remoteSim(remote.url, { timeoutMs: 50 })(on(request, new AbortController().signal)).catch((e: unknown) => e);
 
     expect(failure).toBeInstanceOf(TransientError);
     expect((failure as Error).message).toBe(
@@ -302,18 +279,12 @@ describe('createHttpRemoteCall against a local HTTP server', () => {
     const { url } = remote;
     await new Promise<void>((resolve) => remote.server.close(() => resolve()));
 
-    const failure = await createHttpRemoteCall(url)(request, new AbortController().signal).catch(
+    const failure = await remoteSim(url)(on(request, new AbortController().signal)).catch(
       (e: unknown) => e,
     );
 
     expect(failure).toBeInstanceOf(TransientError);
     expect((failure as Error).message).toContain(`could not reach ${url}/services/payment/charge`);
     expect((failure as Error).message).toContain('ECONNREFUSED');
-  });
-
-  it('refuses a base URL that is not a URL, saying what to set', () => {
-    expect(() => createHttpRemoteCall('remote-sim:4100')).toThrow(
-      "REMOTE_URL is not an http(s) URL (got 'remote-sim:4100'); set it to e.g. http://127.0.0.1:4100",
-    );
   });
 });

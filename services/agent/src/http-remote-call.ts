@@ -1,11 +1,14 @@
-import { z } from 'zod';
+import { parseRetryAfter, type AgentCall, type OperationHandler } from '@sas/agent';
 import type { JsonObject } from '@sas/contracts';
 import { PermanentError, TransientError, systemClock, type Clock } from '@sas/runtime';
-import { parseRetryAfter } from './parse-retry-after';
-import type { RemoteCall, RemoteCallRequest } from './remote-call';
+import type { OperationMapping } from './http-mapping';
+import { classifyStatus } from './status-class';
+import { MissingReferenceError, fillJson, fillString, lookup, type TemplateScope } from './template';
 
 /** Options of {@link createHttpRemoteCall}. */
 export interface HttpRemoteCallOptions {
+  /** What `{env.X}` references read; checked at start by `httpAgent`. @default {} */
+  env?: Readonly<Record<string, string>>;
   /**
    * Gives up on one HTTP call after this long (a transient fault, so the agent may retry within
    * complete-by); 0 waits until the caller's signal aborts. @default 10000
@@ -17,48 +20,34 @@ export interface HttpRemoteCallOptions {
   fetch?: typeof fetch;
 }
 
-/**
- * The header naming the forward call a compensation undoes, sent beside the remote simulator's
- * `payload.originalIdempotencyKey` so that a remote can read it without parsing the payload.
- */
-export const compensatesIdempotencyKeyHeader = 'Compensates-Idempotency-Key';
-
 // Said of every failure after which the remote may have applied the effect: such a call must be
 // retried (the remote replays it) or compensated, never taken as not having happened.
-const unknownOutcome =
-  'the outcome is unknown, so the call is retried under the same Idempotency-Key, where the remote replays it';
-
-/** A successful answer of the remote simulator. */
-const SuccessBody = z.object({
-  effectId: z.string().min(1),
-  result: z.record(z.string(), z.unknown()),
-});
+const unknownOutcome = (header: string): string =>
+  `the outcome is unknown, so the call is retried under the same ${header}, where the remote replays it`;
 
 /**
- * {@link RemoteCall} over HTTP to a remote service laid out as the remote simulator is:
- * `POST {baseUrl}/services/{agent}/{operation}` with header `Idempotency-Key` and body
- * `{ orderId, payload }`; a compensation that names its forward call also sends that call's key as
- * `Compensates-Idempotency-Key` and as `payload.originalIdempotencyKey`. 2xx resolves with
- * `{ ...result, effectId }`; 429, 5xx, 3xx (never followed), network errors and timeouts are
- * transient (with `Retry-After` as a hint); every other status is permanent. A 2xx whose body cannot be read or
- * understood is transient too: the remote applied something, so the step must not be taken as
- * failed (a failed step is never compensated) but retried, and the retry replays the answer.
+ * An operation handler that makes one HTTP call as `mapping` says: method, URL, headers and body
+ * filled from the call; the idempotency key in `mapping.idempotencyHeader` on every try (and on
+ * an undo that names its forward call, that call's key in `mapping.compensatesHeader`). Statuses
+ * are sorted by `classifyStatus`: transient ones (with `Retry-After` as a hint), 3xx (never
+ * followed), network errors and timeouts throw `TransientError`; other failures `PermanentError`.
+ * A success resolves with the object at `resultPath` plus `resultFields`. A success whose body
+ * cannot be read or holds no object at `resultPath` is transient too: the remote applied
+ * something, so the step must not be taken as failed (a failed step is never compensated) but
+ * retried, and the retry replays the answer.
  */
-export function createHttpRemoteCall(baseUrl: string, options: HttpRemoteCallOptions = {}): RemoteCall {
-  const base = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined;
-  if (!base || (base.protocol !== 'http:' && base.protocol !== 'https:')) {
-    throw new Error(
-      `REMOTE_URL is not an http(s) URL (got '${baseUrl}'); set it to e.g. http://127.0.0.1:4100`,
-    );
-  }
-  const root = base.href.replace(/\/+$/, '');
+export function createHttpRemoteCall(mapping: OperationMapping, options: HttpRemoteCallOptions = {}): OperationHandler<unknown> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const clock = options.clock ?? systemClock;
   const doFetch = options.fetch ?? globalThis.fetch;
+  const env = options.env ?? {};
+  const rules = { transient: mapping.transientStatuses, alreadyDone: mapping.alreadyDoneStatuses };
+  const unknown = unknownOutcome(mapping.idempotencyHeader);
 
-  return async (request, signal) => {
+  return async (request) => {
+    const { signal } = request;
     const target = `${request.agent}/${request.operation}`;
-    const url = `${root}/services/${encodeURIComponent(request.agent)}/${encodeURIComponent(request.operation)}`;
+    const { url, init } = httpRequestOf(mapping, request, env, target);
     const signals = timeoutMs > 0 ? [signal, AbortSignal.timeout(timeoutMs)] : [signal];
     const aborted = (): TransientError =>
       new TransientError(
@@ -66,17 +55,13 @@ export function createHttpRemoteCall(baseUrl: string, options: HttpRemoteCallOpt
       );
     let response: Response;
     try {
-      response = await doFetch(url, { ...requestInit(request), signal: AbortSignal.any(signals) });
+      response = await doFetch(url, { ...init, signal: AbortSignal.any(signals) });
     } catch (e) {
       if (signal.aborted) throw aborted();
       // fetch's errors may come from another realm (undici under jest), so read them by shape.
       const err = errorShape(e);
       if (err.name === 'TimeoutError') {
-        throw new TransientError(
-          `${target} did not answer within ${timeoutMs} ms; ${unknownOutcome}`,
-          undefined,
-          { cause: e },
-        );
+        throw new TransientError(`${target} did not answer within ${timeoutMs} ms; ${unknown}`, undefined, { cause: e });
       }
       const cause = err.cause ? `: ${errorShape(err.cause).message}` : '';
       throw new TransientError(`could not reach ${url} (${err.message}${cause})`, undefined, { cause: e });
@@ -95,66 +80,110 @@ export function createHttpRemoteCall(baseUrl: string, options: HttpRemoteCallOpt
         err.name === 'TimeoutError'
           ? `its body did not arrive within ${timeoutMs} ms`
           : `its body could not be read (${err.message}${err.cause ? `: ${errorShape(err.cause).message}` : ''})`;
-      throw new TransientError(`${target} answered ${status} but ${why}; ${unknownOutcome}`, undefined, {
-        cause: e,
-      });
+      throw new TransientError(`${target} answered ${status} but ${why}; ${unknown}`, undefined, { cause: e });
     }
 
-    if (status >= 200 && status < 300) return parseSuccess(target, status, text);
-    if (status >= 300 && status < 400) {
-      const location = response.headers.get('location') ?? '(no Location header)';
-      throw new TransientError(
-        `${target} answered ${status} (a redirect to ${location}) instead of its result. The agent follows no redirect of a call ` +
-          `with effects, and the remote may have applied it before redirecting: ${unknownOutcome}. ` +
-          'If the remote moved, point REMOTE_URL at its new address',
-      );
+    switch (classifyStatus(status, rules)) {
+      case 'ok':
+        return resultOf(mapping, target, status, text, unknown);
+      case 'already-done':
+        // The effect is there. A 2xx carries its result as a success does; another status (409,
+        // 404 on an undo) carries an explanation, not a result.
+        return status >= 200 && status < 300 ? alreadyDoneResult(mapping, text) : {};
+      case 'redirect': {
+        const location = response.headers.get('location') ?? '(no Location header)';
+        throw new TransientError(
+          `${target} answered ${status} (a redirect to ${location}) instead of its result. The agent follows no redirect of a call ` +
+            `with effects, and the remote may have applied it before redirecting: ${unknown}. ` +
+            'If the remote moved, point the mapping\'s url at its new address',
+        );
+      }
+      case 'transient':
+        throw new TransientError(`${target} answered ${status}: ${errorMessageOf(text)}`, parseRetryAfter(retryAfter, clock.now()));
+      case 'permanent':
+        throw new PermanentError(`${target} answered ${status}: ${errorMessageOf(text)}`);
     }
-    const detail = `${target} answered ${status}: ${errorMessageOf(text)}`;
-    if (status === 429 || status >= 500) {
-      throw new TransientError(detail, parseRetryAfter(retryAfter, clock.now()));
-    }
-    throw new PermanentError(detail);
   };
 }
 
-// Method, headers and body of one call; the same on every try, so the remote can replay it.
-function requestInit(request: RemoteCallRequest): RequestInit {
-  const compensates = request.compensatesIdempotencyKey;
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'Idempotency-Key': request.idempotencyKey,
+/** URL and request init of one call; the same on every try, so the remote can replay it. */
+function httpRequestOf(
+  mapping: OperationMapping,
+  call: AgentCall<unknown>,
+  env: Readonly<Record<string, string>>,
+  target: string,
+): { url: string; init: RequestInit } {
+  const scope: TemplateScope = {
+    agent: call.agent,
+    operation: call.operation,
+    orderId: call.orderId,
+    processId: call.processId,
+    step: call.step,
+    mode: call.mode,
+    idempotencyKey: call.idempotencyKey,
+    payload: call.payload,
+    results: call.results,
+    compensates: call.compensates,
+    env,
   };
-  if (compensates !== undefined) headers[compensatesIdempotencyKeyHeader] = compensates;
-  const payload =
-    compensates === undefined ? request.payload : { ...request.payload, originalIdempotencyKey: compensates };
-  return {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ orderId: request.orderId, payload }),
-    // Following 301/302/303 would re-send the call as a GET and report what that GET answered.
-    redirect: 'manual',
-  };
+  try {
+    const headers: Record<string, string> = {};
+    for (const [name, template] of Object.entries(mapping.headers)) headers[name] = fillString(template, scope);
+    headers[mapping.idempotencyHeader] = call.idempotencyKey;
+    if (mapping.compensatesHeader && call.compensates) headers[mapping.compensatesHeader] = call.compensates.idempotencyKey;
+    const body = mapping.body === null ? undefined : JSON.stringify(fillJson(mapping.body, scope));
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    return {
+      url: fillString(mapping.url, scope, encodeURIComponent),
+      // Following 301/302/303 would re-send the call as a GET and report what that GET answered.
+      init: { method: mapping.method, headers, ...(body !== undefined && { body }), redirect: 'manual' },
+    };
+  } catch (e) {
+    if (e instanceof MissingReferenceError) {
+      throw new PermanentError(
+        `the mapping of ${target} needs ${e.message.replace(' has no value', '')}, which this request does not carry; nothing was sent`,
+      );
+    }
+    throw e;
+  }
 }
 
 // A 2xx means the remote applied the effect (or replayed it): a body we cannot use leaves the
 // outcome unknown, never failed.
-function parseSuccess(target: string, status: number, text: string): JsonObject {
+function resultOf(mapping: OperationMapping, target: string, status: number, text: string, unknown: string): JsonObject {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw new TransientError(
-      `${target} answered ${status} with a body that is not JSON: '${text.slice(0, 200)}'; ${unknownOutcome}`,
-    );
+    throw new TransientError(`${target} answered ${status} with a body that is not JSON: '${text.slice(0, 200)}'; ${unknown}`);
   }
-  const parsed = SuccessBody.safeParse(json);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new TransientError(
-      `${target} answered ${status} without { effectId, result } (${issues}); ${unknownOutcome}`,
-    );
+  const result = mapping.resultPath === undefined ? json : lookup(json, mapping.resultPath);
+  const missing: string[] = [];
+  if (!isObject(result)) missing.push(`${mapping.resultPath ?? '(the body)'}: not an object`);
+  const extras: JsonObject = {};
+  for (const [field, path] of Object.entries(mapping.resultFields)) {
+    const value = lookup(json, path);
+    if (value === undefined) missing.push(`${path}: missing`);
+    else extras[field] = value;
   }
-  return { ...parsed.data.result, effectId: parsed.data.effectId };
+  if (missing.length || !isObject(result)) {
+    throw new TransientError(`${target} answered ${status} without its result (${missing.join('; ')}); ${unknown}`);
+  }
+  return { ...result, ...extras };
+}
+
+function alreadyDoneResult(mapping: OperationMapping, text: string): JsonObject {
+  try {
+    const json: unknown = JSON.parse(text);
+    const result = mapping.resultPath === undefined ? json : lookup(json, mapping.resultPath);
+    return isObject(result) ? result : {};
+  } catch {
+    return {};
+  }
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The remote's `{ "error": "..." }`, or the start of whatever else it sent. */

@@ -1,26 +1,11 @@
 /**
- * The agent service: one process per remote service, calling it with retries, backoff, jitter and
- * a circuit breaker, always inside the step's complete-by time. The classes below are exported so
- * tests and the deterministic simulation can run an agent without Redis, MongoDB or HTTP.
- *
- * @example
- * ```ts
- * import { AgentWorker, CircuitBreakers } from '@sas/agent';
- * const worker = new AgentWorker({ agent: 'payment', instanceId: 'sim-1', clock, remoteCall,
- *   breakers, reply, sleep, random, logger, defaults: { retry } });
- * const outcome = await worker.handle(request); // { kind: 'replied-ok', calls: 1 }
- * ```
+ * The built-in HTTP agent: one user of `@sas/agent`, calling a remote service over HTTP as a
+ * declarative mapping per operation says (remote-sim's dialect by default).
  */
-export * from './agent-worker';
-export * from './backoff';
-export * from './breaker-reporter';
-export * from './breakers';
-export * from './circuit-breakers';
-export * from './circuit-open-error';
-export * from './config';
-export * from './deadline';
-export * from './handle-outcome';
+export * from './http-agent';
+export * from './http-agent-config';
+export * from './http-mapping';
 export * from './http-remote-call';
-export * from './parse-retry-after';
-export * from './remote-call';
-export * from './sleep';
+export * from './remote-sim-mapping';
+export * from './status-class';
+export * from './template';

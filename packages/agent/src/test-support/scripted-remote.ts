@@ -1,6 +1,6 @@
 import type { JsonObject } from '@sas/contracts';
 import { PermanentError, TransientError, type Clock } from '@sas/runtime';
-import type { RemoteCall, RemoteCallRequest } from '../remote-call';
+import type { AgentCall, OperationHandler } from '../agent-call';
 
 /** What the scripted remote does on one call. */
 export type Script =
@@ -10,27 +10,32 @@ export type Script =
   /** Never answers; rejects only when the caller's signal aborts. */
   | { kind: 'hang' }
   /** Answers when the test resolves or rejects the gate. */
-  | { kind: 'gate'; gate: Promise<JsonObject> };
+  | { kind: 'gate'; gate: Promise<JsonObject> }
+  /** Throws something that is neither TransientError nor PermanentError (an unknown outcome). */
+  | { kind: 'throw'; value: unknown }
+  /** Resolves with whatever `value` is, JSON object or not. */
+  | { kind: 'return'; value: unknown };
 
 /** One call the scripted remote received. */
 export interface ReceivedCall {
-  request: RemoteCallRequest;
+  call: AgentCall<unknown>;
   at: number;
   signal: AbortSignal;
 }
 
 /**
- * A {@link RemoteCall} that follows a script, one entry per call (the last entry repeats), and
+ * An {@link OperationHandler} that follows a script, one entry per call (the last entry repeats), and
  * records every call with the virtual time it arrived.
  */
 export function scriptedRemote(
   clock: Clock,
   script: Script[],
-): { remoteCall: RemoteCall; calls: ReceivedCall[] } {
+): { handler: OperationHandler<unknown>; calls: ReceivedCall[] } {
   const calls: ReceivedCall[] = [];
-  const remoteCall: RemoteCall = (request, signal) => {
+  const handler: OperationHandler<unknown> = (call) => {
+    const { signal } = call;
     const step = script[Math.min(calls.length, script.length - 1)];
-    calls.push({ request, at: clock.now(), signal });
+    calls.push({ call, at: clock.now(), signal });
     if (!step) return Promise.reject(new Error('scriptedRemote needs at least one script entry'));
     switch (step.kind) {
       case 'ok':
@@ -47,7 +52,11 @@ export function scriptedRemote(
         });
       case 'gate':
         return step.gate;
+      case 'throw':
+        return Promise.reject(step.value);
+      case 'return':
+        return Promise.resolve(step.value as JsonObject);
     }
   };
-  return { remoteCall, calls };
+  return { handler, calls };
 }

@@ -27,12 +27,22 @@ describe('AgentWorker', () => {
         agentInstance: 'agent-payment-test-1',
         at: f.time.now(),
       });
-      expect(f.calls[0]?.request).toEqual({
+      expect(f.calls[0]?.call).toEqual({
         agent: 'payment',
         operation: 'charge',
+        processId: request.processId,
         orderId: request.orderId,
+        step: 'charge-card',
+        mode: 'forward',
         payload: { amount: 42 },
+        input: { amount: 42 },
+        results: {},
         idempotencyKey: request.idempotencyKey,
+        attempt: 3,
+        tryNumber: 1,
+        completeBy: request.completeBy,
+        signal: expect.any(AbortSignal) as unknown,
+        logger: expect.anything() as unknown,
       });
     });
 
@@ -63,7 +73,7 @@ describe('AgentWorker', () => {
       const outcome = await f.time.run(f.worker.handle(request));
 
       expect(outcome).toEqual({ kind: 'replied-ok', calls: 3 });
-      expect(f.calls.map((c) => c.request.idempotencyKey)).toEqual([
+      expect(f.calls.map((c) => c.call.idempotencyKey)).toEqual([
         request.idempotencyKey,
         request.idempotencyKey,
         request.idempotencyKey,
@@ -149,16 +159,20 @@ describe('AgentWorker', () => {
 
       await f.time.run(f.worker.handle(request));
 
-      expect(f.calls.map((c) => c.request)).toEqual([
-        {
+      expect(f.calls.map((c) => c.call)).toEqual([
+        expect.objectContaining({
           agent: 'payment',
           operation: 'refund',
+          mode: 'compensate',
           orderId: request.orderId,
           payload: { amount: 42 },
           idempotencyKey: 'order-1/charge-card/compensate',
-          compensatesIdempotencyKey: 'order-1/charge-card/forward',
-        },
-        expect.objectContaining({ compensatesIdempotencyKey: 'order-1/charge-card/forward' }),
+          compensates: { idempotencyKey: 'order-1/charge-card/forward', result: null },
+        }),
+        expect.objectContaining({
+          idempotencyKey: 'order-1/charge-card/compensate',
+          compensates: { idempotencyKey: 'order-1/charge-card/forward', result: null },
+        }),
       ]);
     });
 
@@ -167,7 +181,7 @@ describe('AgentWorker', () => {
 
       await f.time.run(f.worker.handle(f.request({ mode: 'compensate', operation: 'refund' })));
 
-      expect(f.calls[0]?.request).not.toHaveProperty('compensatesIdempotencyKey');
+      expect(f.calls[0]?.call).not.toHaveProperty('compensates');
     });
   });
 
@@ -261,7 +275,7 @@ describe('AgentWorker', () => {
       const outcome = await f.time.run(f.worker.handle(request));
 
       expect(outcome).toEqual({ kind: 'replied-ok', calls: 1 });
-      expect(f.calls.map((c) => c.request.idempotencyKey)).toEqual([
+      expect(f.calls.map((c) => c.call.idempotencyKey)).toEqual([
         request.idempotencyKey,
         request.idempotencyKey,
       ]);

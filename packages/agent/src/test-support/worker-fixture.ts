@@ -1,4 +1,5 @@
 import type { AgentReply, AgentRequest, RetryPolicy } from '@sas/contracts';
+import type { AgentDefinition } from '../agent-definition';
 import { AgentWorker } from '../agent-worker';
 import type { Breakers } from '../breakers';
 import { captureLogger, type LogLine } from './capture-logger';
@@ -20,6 +21,8 @@ export interface WorkerFixtureOptions {
   /** Make the next N reply sends fail. */
   failingReplies?: number;
   time?: VirtualTime;
+  /** Operations besides the scripted `charge` and `refund`. */
+  operations?: AgentDefinition['operations'];
 }
 
 /** Everything a worker test needs: the worker on virtual time, a scripted remote, captured replies and logs. */
@@ -41,18 +44,17 @@ export const TEST_POLICY: RetryPolicy = {
   jitter: 0.5,
 };
 
-/** Builds an {@link AgentWorker} for the `payment` agent wired to test doubles. */
+/** Builds an {@link AgentWorker} for the `payment` agent (`charge`, `refund`) wired to test doubles. */
 export function workerFixture(options: WorkerFixtureOptions): WorkerFixture {
   const time = options.time ?? new VirtualTime();
-  const { remoteCall, calls } = scriptedRemote(time, options.script);
+  const { handler, calls } = scriptedRemote(time, options.script);
   const { logger, lines } = captureLogger();
   const replies: SentReply[] = [];
   let failing = options.failingReplies ?? 0;
   const worker = new AgentWorker({
-    agent: 'payment',
+    agent: { name: 'payment', operations: { charge: handler, refund: handler, ...options.operations } },
     instanceId: 'agent-payment-test-1',
     clock: time,
-    remoteCall,
     breakers: options.breakers ?? passThroughBreakers,
     reply: (to, reply) => {
       if (failing > 0) {

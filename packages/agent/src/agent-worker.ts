@@ -8,12 +8,15 @@ import {
   type RetryPolicy,
 } from '@sas/contracts';
 import { PermanentError, TransientError, ensureError, type Clock } from '@sas/runtime';
+import type { AgentCall } from './agent-call';
+import type { AgentDefinition } from './agent-definition';
 import { backoffDelay } from './backoff';
 import type { Breakers } from './breakers';
+import { carriedResult } from './carried-result';
 import { CircuitOpenError } from './circuit-open-error';
 import { startDeadline } from './deadline';
 import { HANDLE_OUTCOME_KINDS, type HandleOutcome } from './handle-outcome';
-import type { RemoteCall, RemoteCallRequest } from './remote-call';
+import { resolveOperation, type ResolvedOperation } from './resolve-operation';
 import type { Sleep } from './sleep';
 
 /** What the agent falls back on when a request does not say. */
@@ -24,12 +27,11 @@ export interface AgentWorkerDefaults {
 
 /** Everything {@link AgentWorker} touches, injected so a simulation can drive it on virtual time. */
 export interface AgentWorkerDeps {
-  /** The remote service this agent serves, e.g. `payment`. */
-  agent: string;
+  /** The remote service this agent serves (`agent.name`, e.g. `payment`) and its operations' handlers. */
+  agent: AgentDefinition;
   /** This process, named in every reply. */
   instanceId: string;
   clock: Clock;
-  remoteCall: RemoteCall;
   breakers: Breakers;
   /** Sends a reply to a queue; rejects when it cannot (then the request is redelivered). */
   reply: (replyTo: string, reply: AgentReply) => Promise<void>;
@@ -41,20 +43,20 @@ export interface AgentWorkerDeps {
 }
 
 type ReplyBody =
-  | { outcome: 'ok'; result: JsonObject }
+  | { outcome: 'ok'; result: JsonObject; resultRefused?: string }
   | { outcome: 'error'; errorKind: 'permanent' | 'transient'; message: string }
   | { outcome: 'parked'; retryAfterMs: number; reason: string };
 
 /**
- * The agent of the Scheduler Agent Supervisor pattern: runs one step's remote call with retries,
- * backoff and a circuit breaker, always inside the step's complete-by time, and answers the
- * scheduler. Past complete-by it stops without a word: the supervisor owns the step from then on,
- * and another agent may already be running it (the remote's idempotency key keeps the effect single).
+ * The agent of the Scheduler Agent Supervisor pattern: runs one step's operation handler with
+ * retries, backoff and a circuit breaker, always inside the step's complete-by time, and answers
+ * the scheduler. Past complete-by it stops without a word: the supervisor owns the step from then
+ * on, and another agent may already be running it (the remote's idempotency key keeps the effect single).
  *
  * @example
  * ```ts
- * const worker = new AgentWorker({ agent: 'payment', instanceId, clock: systemClock, remoteCall,
- *   breakers, reply: (to, r) => bus.send(to, r), sleep, random: Math.random, logger, defaults });
+ * const worker = new AgentWorker({ agent: { name: 'payment', operations: { charge, refund } }, instanceId,
+ *   clock: systemClock, breakers, reply: (to, r) => bus.send(to, r), sleep, random: Math.random, logger, defaults });
  * bus.consume({ queue: QueueNames.agentRequests('payment'), schema: AgentRequest,
  *   handle: async (request) => { await worker.handle(request); } });
  * ```
@@ -63,7 +65,7 @@ export class AgentWorker {
   private readonly counts = new Map<HandleOutcome['kind'], number>(HANDLE_OUTCOME_KINDS.map((k) => [k, 0]));
 
   constructor(private readonly deps: AgentWorkerDeps) {
-    if (!deps.agent) throw new Error('AgentWorker needs the name of its remote service (AGENT)');
+    if (!deps.agent.name) throw new Error('AgentWorker needs the name of its remote service (agent.name)');
   }
 
   /**
@@ -97,13 +99,19 @@ export class AgentWorker {
       log.info({ completeBy: request.completeBy, now }, 'expired before start');
       return { kind: 'expired-before-start' };
     }
-    if (request.agent !== this.deps.agent) {
-      const message = `request for agent '${request.agent}' reached agent '${this.deps.agent}'; the scheduler routed it to the wrong queue`;
+    if (request.agent !== this.deps.agent.name) {
+      const message = `request for agent '${request.agent}' reached agent '${this.deps.agent.name}'; the scheduler routed it to the wrong queue`;
       return this.send(request, log, { outcome: 'error', errorKind: 'permanent', message }, 0);
+    }
+    // Checked before any call and outside the breaker: such a request can never succeed.
+    const operation = resolveOperation(this.deps.agent, request);
+    if ('problem' in operation) {
+      log.warn({ problem: operation.problem }, 'request refused before any call');
+      return this.send(request, log, { outcome: 'error', errorKind: 'permanent', message: operation.problem }, 0);
     }
     const deadline = startDeadline(this.deps.sleep, request.completeBy - now);
     try {
-      return await this.callWithRetries(request, log, deadline.signal);
+      return await this.callWithRetries(request, operation, log, deadline.signal);
     } finally {
       deadline.cancel();
     }
@@ -111,27 +119,37 @@ export class AgentWorker {
 
   private async callWithRetries(
     request: AgentRequest,
+    operation: ResolvedOperation,
     log: Logger,
     signal: AbortSignal,
   ): Promise<HandleOutcome> {
-    const { breakers, remoteCall, clock } = this.deps;
+    const { breakers, clock } = this.deps;
     const policy = request.retry ?? this.deps.defaults.retry;
-    const call: RemoteCallRequest = {
+    // Built once: every try hands the handler the same identity and idempotency key.
+    const base: Omit<AgentCall<unknown>, 'tryNumber' | 'logger'> = {
       agent: request.agent,
       operation: request.operation,
+      processId: request.processId,
       orderId: request.orderId,
+      step: request.step,
+      mode: request.mode,
       payload: request.payload,
+      input: operation.input,
+      results: request.results ?? {},
+      ...(request.compensates && { compensates: request.compensates }),
       idempotencyKey: request.idempotencyKey,
-      ...(request.compensates && { compensatesIdempotencyKey: request.compensates.idempotencyKey }),
+      attempt: request.attempt,
+      completeBy: request.completeBy,
+      signal,
     };
     let calls = 0;
     for (let tryNumber = 1; ; tryNumber += 1) {
-      let result: JsonObject;
+      let value: unknown;
       try {
-        result = await breakers.call(request.agent, () => {
+        value = await breakers.call(request.agent, () => {
           calls += 1;
           log.debug({ try: tryNumber }, 'calling remote');
-          return remoteCall(call, signal);
+          return operation.handle({ ...base, tryNumber, logger: log.child({ try: tryNumber }) });
         });
       } catch (e) {
         const err = ensureError(e);
@@ -146,8 +164,10 @@ export class AgentWorker {
             calls,
           );
         }
-        // Anything else is treated as transient: a retry is bounded by maxAttempts and complete-by.
-        log.warn({ try: tryNumber, err: err.message }, 'transient fault');
+        // Anything else is an unknown outcome (the call may have taken effect), so it is treated as
+        // transient: retried under the same idempotency key, bounded by maxAttempts and complete-by.
+        if (err instanceof TransientError) log.warn({ try: tryNumber, err: err.message }, 'transient fault');
+        else log.warn({ try: tryNumber, err: err.message }, 'handler threw neither TransientError nor PermanentError: unknown outcome, retried as transient');
         // The breaker may have opened on this very fault: park now rather than retry into it.
         const blockedMs = breakers.blockedFor(request.agent);
         if (blockedMs !== undefined) return this.park(request, log, blockedMs, calls);
@@ -167,7 +187,11 @@ export class AgentWorker {
           return this.silent(log, 'complete-by passed during backoff', calls);
         continue;
       }
-      return this.send(request, log, { outcome: 'ok', result }, calls);
+      const carried = carriedResult(value);
+      if (carried.resultRefused !== undefined) {
+        log.warn({ resultRefused: carried.resultRefused }, 'the effect happened but its result cannot be carried; replying ok without it');
+      }
+      return this.send(request, log, { outcome: 'ok', ...carried }, calls);
     }
   }
 
@@ -219,7 +243,7 @@ export class AgentWorker {
     });
     if (!parsed.success) {
       throw new Error(
-        `The agent built an invalid ${body.outcome} reply (${describeIssues(parsed.error).join('; ')}); this is a bug in services/agent`,
+        `The agent built an invalid ${body.outcome} reply (${describeIssues(parsed.error).join('; ')}); this is a bug in @sas/agent`,
       );
     }
     try {

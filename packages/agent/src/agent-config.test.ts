@@ -1,13 +1,11 @@
-import { ConfigError, loadConfig } from '@sas/runtime';
-import { AgentConfig, breakerSettingsOf, retryDefaultsOf } from './config';
+import { loadConfig } from '@sas/runtime';
+import { AgentConfig, breakerSettingsOf, retryDefaultsOf } from './agent-config';
 
 describe('AgentConfig', () => {
-  it('needs only AGENT and fills every other variable with its default', () => {
-    const config = loadConfig(AgentConfig, { AGENT: 'payment' });
+  it('needs no variable and fills every one with its default', () => {
+    const config = loadConfig(AgentConfig, {});
 
     expect(config).toMatchObject({
-      AGENT: 'payment',
-      REMOTE_URL: 'http://127.0.0.1:4100',
       CONCURRENCY: 16,
       BREAKER_ERROR_THRESHOLD_PERCENT: 50,
       BREAKER_VOLUME_THRESHOLD: 5,
@@ -32,29 +30,15 @@ describe('AgentConfig', () => {
   });
 
   it('reads numbers from their string form in the environment', () => {
-    const config = loadConfig(AgentConfig, { AGENT: 'inventory', CONCURRENCY: '4', RETRY_JITTER: '0' });
+    const config = loadConfig(AgentConfig, { CONCURRENCY: '4', RETRY_JITTER: '0' });
 
     expect(config.CONCURRENCY).toBe(4);
     expect(config.RETRY_JITTER).toBe(0);
   });
 
-  it('says AGENT is required and what to set it to', () => {
-    expect(() => loadConfig(AgentConfig, {})).toThrow(ConfigError);
-    expect(() => loadConfig(AgentConfig, {})).toThrow(
-      'AGENT: AGENT is required: set it to the remote service this agent serves, e.g. payment',
-    );
-  });
-
-  it('rejects an AGENT that cannot be part of a queue name', () => {
-    expect(() => loadConfig(AgentConfig, { AGENT: 'Pay:ment' })).toThrow(
-      "AGENT: AGENT must be lower-case letters, digits and -, starting with a letter (got 'Pay:ment')",
-    );
-  });
-
   it('rejects a maximum backoff below the initial one', () => {
     expect(() =>
       loadConfig(AgentConfig, {
-        AGENT: 'payment',
         RETRY_INITIAL_BACKOFF_MS: '500',
         RETRY_MAX_BACKOFF_MS: '100',
       }),

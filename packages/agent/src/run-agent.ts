@@ -1,0 +1,108 @@
+import { Bus } from '@sas/bus';
+import { QueueNames } from '@sas/contracts';
+import {
+  ProbeServer,
+  closeAll,
+  createLogger,
+  defaultInstanceId,
+  installShutdown,
+  loadConfig,
+  systemClock,
+  type Closable,
+} from '@sas/runtime';
+import { BreakerRepository, connectStore, ensureIndexes } from '@sas/store';
+import type { AgentDefinition } from './agent-definition';
+import { AgentConfig, breakerSettingsOf, retryDefaultsOf } from './agent-config';
+import { AgentHost } from './agent-host';
+import { CircuitBreakers } from './circuit-breakers';
+import { sleep } from './sleep';
+
+/** Options of {@link runAgent}. */
+export interface RunAgentOptions {
+  /** The agents this process serves, each on its own queue with its own breaker. */
+  agents: readonly AgentDefinition[];
+  /** Read with {@link AgentConfig}. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Names the process in logs and metrics. @default `agent-<name>[+<name>...]` */
+  service?: string;
+  /** Close everything on SIGTERM/SIGINT and exit. Tests that run an agent in-process say false. @default true */
+  installSignalHandlers?: boolean;
+}
+
+/** A running agent process, from {@link runAgent}. */
+export interface RunningAgent {
+  /** The port `/healthz` `/readyz` `/metrics` answer on; null when `PROBE_PORT` is -1. */
+  probePort: number | null;
+  /** Stops consuming (requests under way finish and reply), then closes everything. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Runs agents as a process: reads the environment ({@link AgentConfig}: Redis, MongoDB for breaker
+ * reports, concurrency, retry defaults, breaker settings), connects, consumes each agent's queue,
+ * serves probes when `PROBE_PORT` is set, and closes in order on SIGTERM/SIGINT. Logs `agent ready`
+ * with the probe port once consuming.
+ *
+ * @throws ConfigError naming every bad variable, before anything connects.
+ *
+ * @example
+ * ```ts
+ * await runAgent({ agents: [{ name: 'payment', operations: {
+ *   charge: async (call) => ({ chargeId: await bank.charge(call.payload, call.idempotencyKey, call.signal) }),
+ * } }] });
+ * ```
+ */
+export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> {
+  const config = loadConfig(AgentConfig, options.env ?? process.env);
+  const names = options.agents.map((a) => a.name);
+  const service = options.service ?? `agent-${names.join('+')}`;
+  const instanceId = config.INSTANCE_ID ?? defaultInstanceId(service);
+  const logger = createLogger({ service, instanceId, level: config.LOG_LEVEL });
+
+  const store = await connectStore(config.MONGO_URL, config.MONGO_DB);
+  await ensureIndexes(store.db);
+  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock: systemClock });
+  const breakers = new CircuitBreakers({ ...breakerSettingsOf(config), clock: systemClock, logger });
+  const host = new AgentHost({
+    agents: options.agents,
+    instanceId,
+    bus,
+    breakers,
+    reportSink: new BreakerRepository(store.db),
+    reportIntervalMs: config.BREAKER_REPORT_INTERVAL_MS,
+    clock: systemClock,
+    sleep,
+    random: Math.random,
+    logger,
+    defaults: { retry: retryDefaultsOf(config) },
+    concurrency: config.CONCURRENCY,
+  });
+  host.start();
+
+  // Consumers first (in-flight requests finish and reply), then the reporters, the bus, the store.
+  const closables: Closable[] = [
+    { name: 'agents', close: () => host.close() },
+    { name: 'bus', close: () => bus.close() },
+    { name: 'circuit breakers', close: () => Promise.resolve(breakers.close()) },
+    { name: 'store', close: () => store.close() },
+  ];
+  let probePort: number | null = null;
+  if (config.PROBE_PORT >= 0) {
+    const probe = new ProbeServer(service, {
+      ready: () => bus.isReady() && host.isRunning(),
+      metrics: () => host.stats(),
+    });
+    probePort = await probe.start(config.PROBE_PORT);
+    closables.push({ name: 'probe server', close: () => probe.close() });
+  }
+  const queues = names.map((n) => QueueNames.agentRequests(n));
+  // The bound port is logged in the ready line: the readiness signal for whoever started this process.
+  logger.info({ agent: names.length === 1 ? names[0] : names, queue: queues.length === 1 ? queues[0] : queues, probePort }, 'agent ready');
+
+  if (options.installSignalHandlers ?? true) installShutdown(logger, closables);
+  let closing: Promise<void> | undefined;
+  return {
+    probePort,
+    close: () => (closing ??= closeAll(logger, closables).then(() => undefined)),
+  };
+}

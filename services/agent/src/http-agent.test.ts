@@ -1,0 +1,154 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Server } from 'node:http';
+import { PermanentError, createLogger } from '@sas/runtime';
+import type { AgentCall } from '@sas/agent';
+import { httpAgent, readMappingFile } from './http-agent';
+import { HttpMapping } from './http-mapping';
+import { json, startRemote } from './test-support/local-remote';
+
+const logger = createLogger({ service: 'http-agent-test', instanceId: 'test-1', level: 'silent' });
+
+/** The warehouse example of the README. */
+const warehouse = {
+  operations: {
+    reserve: {
+      method: 'PUT',
+      url: '{env.WAREHOUSE_URL}/orders/{orderId}/reservation',
+      headers: { Authorization: 'Bearer {env.WAREHOUSE_TOKEN}' },
+      idempotencyHeader: 'X-Request-Id',
+      body: { sku: '{payload.sku}', quantity: '{payload.quantity}', paidWith: '{results.charge-payment.chargeId}' },
+      alreadyDoneStatuses: [409],
+      resultPath: 'data.reservation',
+    },
+    release: {
+      method: 'DELETE',
+      url: '{env.WAREHOUSE_URL}/reservations/{compensates.result.reservationId}',
+      headers: { Authorization: 'Bearer {env.WAREHOUSE_TOKEN}' },
+      idempotencyHeader: 'X-Request-Id',
+      compensatesHeader: 'X-Undoes',
+      body: null,
+      alreadyDoneStatuses: [404],
+    },
+  },
+};
+
+function callOf(overrides: Partial<AgentCall<unknown>>): AgentCall<unknown> {
+  return {
+    agent: 'warehouse',
+    operation: 'reserve',
+    processId: 'proc-1',
+    orderId: 'order 1',
+    step: 'reserve-stock',
+    mode: 'forward',
+    payload: { sku: 'A-1', quantity: 2 },
+    input: {},
+    results: { 'charge-payment': { chargeId: 'ch-9' } },
+    idempotencyKey: 'order 1/reserve-stock/forward',
+    attempt: 1,
+    tryNumber: 1,
+    completeBy: Date.now() + 60_000,
+    signal: new AbortController().signal,
+    logger,
+    ...overrides,
+  };
+}
+
+describe('the HTTP agent driven by a mapping', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    server = undefined;
+  });
+
+  it('makes the call the mapping describes and takes the result from resultPath', async () => {
+    const remote = await startRemote([json(201, { data: { reservation: { reservationId: 'res-1' } } })]);
+    server = remote.server;
+    const agent = httpAgent('warehouse', HttpMapping.parse(warehouse), { env: { WAREHOUSE_URL: remote.url, WAREHOUSE_TOKEN: 't0k' } });
+
+    const result = await agent.operations['reserve']!(callOf({}));
+
+    expect(result).toEqual({ reservationId: 'res-1' });
+    expect(remote.received[0]).toMatchObject({
+      method: 'PUT',
+      url: '/orders/order%201/reservation',
+      body: { sku: 'A-1', quantity: 2, paidWith: 'ch-9' },
+    });
+    expect(remote.received[0]?.headers).toMatchObject({
+      authorization: 'Bearer t0k',
+      'x-request-id': 'order 1/reserve-stock/forward',
+      'content-type': 'application/json',
+    });
+  });
+
+  it('undoes with the forward result in the URL, the forward key in its header, no body, and takes 404 as already done', async () => {
+    const remote = await startRemote([json(404, { error: 'no such reservation' })]);
+    server = remote.server;
+    const agent = httpAgent('warehouse', HttpMapping.parse(warehouse), { env: { WAREHOUSE_URL: remote.url, WAREHOUSE_TOKEN: 't0k' } });
+
+    const result = await agent.operations['release']!(
+      callOf({
+        operation: 'release',
+        mode: 'compensate',
+        idempotencyKey: 'order 1/reserve-stock/compensate',
+        compensates: { idempotencyKey: 'order 1/reserve-stock/forward', result: { reservationId: 'res-1' } },
+      }),
+    );
+
+    expect(result).toEqual({});
+    expect(remote.received[0]).toMatchObject({ method: 'DELETE', url: '/reservations/res-1', body: undefined });
+    expect(remote.received[0]?.headers['x-undoes']).toBe('order 1/reserve-stock/forward');
+  });
+
+  it('fails permanently, sending nothing, when the request lacks what the mapping references', async () => {
+    const remote = await startRemote([json(200, {})]);
+    server = remote.server;
+    const agent = httpAgent('warehouse', HttpMapping.parse(warehouse), { env: { WAREHOUSE_URL: remote.url, WAREHOUSE_TOKEN: 't0k' } });
+
+    const failure = await agent.operations['release']!(callOf({ operation: 'release', mode: 'compensate' })).catch((e: unknown) => e);
+
+    expect(failure).toBeInstanceOf(PermanentError);
+    expect((failure as Error).message).toBe(
+      'the mapping of warehouse/release needs {compensates.result.reservationId}, which this request does not carry; nothing was sent',
+    );
+    expect(remote.received).toHaveLength(0);
+  });
+
+  it('refuses to start when a variable the mapping reads is unset, naming the field', () => {
+    expect(() => httpAgent('warehouse', HttpMapping.parse(warehouse), { env: { WAREHOUSE_URL: 'http://x' } })).toThrow(
+      'operations.reserve.headers.Authorization: {env.WAREHOUSE_TOKEN} needs WAREHOUSE_TOKEN, which is not set',
+    );
+  });
+
+  describe('reading a mapping file', () => {
+    const write = (content: string): string => {
+      const path = join(mkdtempSync(join(tmpdir(), 'mapping-')), 'mapping.json');
+      writeFileSync(path, content);
+      return path;
+    };
+
+    it('reads a valid file, filling defaults', () => {
+      const mapping = readMappingFile(write(JSON.stringify({ operations: { ship: { url: 'http://s/{orderId}' } } })));
+      expect(mapping.operations['ship']).toMatchObject({ method: 'POST', idempotencyHeader: 'Idempotency-Key', transientStatuses: [429, '5xx'] });
+    });
+
+    it('names the bad field', () => {
+      const path = write(
+        JSON.stringify({ operations: { ship: { url: 'http://s/{order.id}', transientStatuses: ['5XX'], methd: 'PUT' } } }),
+      );
+      expect(() => readMappingFile(path)).toThrow(
+        `AGENT_MAPPING_FILE '${path}' is not a valid mapping:\n` +
+          '  operations.ship.url: {order.id} is not a known reference; start it with one of agent, operation, orderId, processId, step, mode, idempotencyKey, payload, results, compensates, env\n' +
+          "  operations.ship.transientStatuses.0: a status class is written like '5xx'\n" +
+          "  operations.ship: Unrecognized key(s) in object: 'methd'",
+      );
+    });
+
+    it('says when the file is not JSON', () => {
+      const path = write('{ operations');
+      expect(() => readMappingFile(path)).toThrow(`AGENT_MAPPING_FILE '${path}' is not JSON:`);
+    });
+  });
+});

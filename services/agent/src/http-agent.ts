@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import type { AgentDefinition, OperationHandler } from '@sas/agent';
+import { describeIssues } from '@sas/contracts';
+import { ConfigError, type Clock } from '@sas/runtime';
+import { HttpMapping } from './http-mapping';
+import { createHttpRemoteCall } from './http-remote-call';
+import { referencesIn } from './template';
+
+/**
+ * Reads and validates a mapping file. Every problem names the file and the field.
+ *
+ * @throws ConfigError when the file cannot be read, is not JSON, or does not match {@link HttpMapping}.
+ */
+export function readMappingFile(path: string): HttpMapping {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    const message = `AGENT_MAPPING_FILE '${path}' cannot be read (${(e as Error).message}); set it to a JSON mapping file or unset it to call remote-sim`;
+    throw new ConfigError(message, [message]);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    const message = `AGENT_MAPPING_FILE '${path}' is not JSON: ${(e as Error).message}`;
+    throw new ConfigError(message, [message]);
+  }
+  const parsed = HttpMapping.safeParse(json);
+  if (!parsed.success) {
+    const issues = describeIssues(parsed.error);
+    throw new ConfigError(`AGENT_MAPPING_FILE '${path}' is not a valid mapping:\n  ${issues.join('\n  ')}`, issues);
+  }
+  return parsed.data;
+}
+
+/** Options of {@link httpAgent}. */
+export interface HttpAgentOptions {
+  /** The environment `{env.X}` references read; each one used must be set. */
+  env: Readonly<Record<string, string | undefined>>;
+  timeoutMs?: number;
+  clock?: Clock;
+  fetch?: typeof fetch;
+}
+
+/**
+ * The agent `name` whose operations are HTTP calls as `mapping` says; `*` handles every operation
+ * not listed.
+ *
+ * @throws ConfigError naming the field of every `{env.X}` reference whose variable is not set.
+ */
+export function httpAgent(
+  name: string,
+  mapping: HttpMapping,
+  options: HttpAgentOptions,
+): AgentDefinition & { operations: Record<string, OperationHandler<unknown>> } {
+  const env: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const [operation, m] of Object.entries(mapping.operations)) {
+    const fields = { url: m.url, body: m.body, ...Object.fromEntries(Object.entries(m.headers).map(([h, t]) => [`headers.${h}`, t])) };
+    for (const [field, template] of Object.entries(fields)) {
+      for (const reference of referencesIn(template).filter((r) => r.startsWith('env.'))) {
+        const variable = reference.slice('env.'.length);
+        const value = options.env[variable];
+        if (value === undefined) missing.push(`operations.${operation}.${field}: {${reference}} needs ${variable}, which is not set`);
+        else env[variable] = value;
+      }
+    }
+  }
+  if (missing.length) throw new ConfigError(`The HTTP mapping of agent '${name}' reads unset variables:\n  ${missing.join('\n  ')}`, missing);
+  const handlerOf = (operation: string): OperationHandler<unknown> | undefined => {
+    const m = mapping.operations[operation];
+    return m && createHttpRemoteCall(m, { env, timeoutMs: options.timeoutMs, clock: options.clock, fetch: options.fetch });
+  };
+  const operations = Object.fromEntries(
+    Object.keys(mapping.operations)
+      .filter((op) => op !== '*')
+      .map((op) => [op, handlerOf(op)]),
+  ) as Record<string, OperationHandler<unknown>>;
+  const other = handlerOf('*');
+  return { name, operations, ...(other && { otherOperations: other }) };
+}

@@ -1,0 +1,103 @@
+/**
+ * Templates of the HTTP mapping: `{orderId}`, `{payload.amount}`, `{results.reserve-inventory.id}`,
+ * `{compensates.result.chargeId}`, `{env.TOKEN}`. Pure: the scope is given, nothing is read.
+ */
+
+/** The names a reference may start with. */
+export const TEMPLATE_ROOTS = [
+  'agent',
+  'operation',
+  'orderId',
+  'processId',
+  'step',
+  'mode',
+  'idempotencyKey',
+  'payload',
+  'results',
+  'compensates',
+  'env',
+] as const;
+
+/** What references are looked up in. */
+export type TemplateScope = Readonly<Record<(typeof TEMPLATE_ROOTS)[number], unknown>>;
+
+const REFERENCE = /\{([A-Za-z_][\w-]*(?:\.[\w-]+)*)\}/g;
+const WHOLE_REFERENCE = /^\{([A-Za-z_][\w-]*(?:\.[\w-]+)*)\}$/;
+
+/** A reference that has no value in the scope at hand. */
+export class MissingReferenceError extends Error {
+  override readonly name = 'MissingReferenceError';
+  constructor(readonly reference: string) {
+    super(`{${reference}} has no value`);
+  }
+}
+
+/** Every reference in a template (a string, or a JSON value whose string leaves are templates). */
+export function referencesIn(template: unknown): string[] {
+  if (typeof template === 'string') return [...template.matchAll(REFERENCE)].map((m) => m[1] ?? '');
+  if (Array.isArray(template)) return template.flatMap(referencesIn);
+  if (template !== null && typeof template === 'object') return Object.values(template).flatMap(referencesIn);
+  return [];
+}
+
+/** Why a reference can never resolve (an unknown root), or null. */
+export function referenceProblem(reference: string): string | null {
+  const root = reference.split('.')[0] ?? '';
+  if ((TEMPLATE_ROOTS as readonly string[]).includes(root)) {
+    if (root === 'env' && reference.split('.').length !== 2) return `{${reference}} must name one variable: {env.NAME}`;
+    return null;
+  }
+  return `{${reference}} is not a known reference; start it with one of ${TEMPLATE_ROOTS.join(', ')}`;
+}
+
+/** The value at a dotted path, or undefined. Own properties only. */
+export function lookup(scope: unknown, path: string): unknown {
+  let at: unknown = scope;
+  for (const key of path.split('.')) {
+    if (at === null || typeof at !== 'object' || !Object.prototype.hasOwnProperty.call(at, key)) return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
+}
+
+/**
+ * Fills a string template. `encode` is applied to every substituted value except `{env.X}`
+ * (configuration, inserted as written so that a base URL can come from the environment).
+ *
+ * @throws MissingReferenceError when a reference has no value.
+ */
+export function fillString(template: string, scope: TemplateScope, encode: (s: string) => string = (s) => s): string {
+  return template.replace(REFERENCE, (_, reference: string) => {
+    const text = asText(valueOf(scope, reference));
+    return reference.startsWith('env.') ? text : encode(text);
+  });
+}
+
+/**
+ * Fills a JSON body template: a string leaf that is exactly one `{reference}` becomes the
+ * referenced JSON value (`"amount": "{payload.amount}"` gives a number); other strings are filled
+ * as text.
+ *
+ * @throws MissingReferenceError when a reference has no value.
+ */
+export function fillJson(template: unknown, scope: TemplateScope): unknown {
+  if (typeof template === 'string') {
+    const whole = WHOLE_REFERENCE.exec(template);
+    return whole ? valueOf(scope, whole[1] ?? '') : fillString(template, scope);
+  }
+  if (Array.isArray(template)) return template.map((t) => fillJson(t, scope));
+  if (template !== null && typeof template === 'object') {
+    return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, fillJson(v, scope)]));
+  }
+  return template;
+}
+
+function valueOf(scope: TemplateScope, reference: string): unknown {
+  const value = lookup(scope, reference);
+  if (value === undefined) throw new MissingReferenceError(reference);
+  return value;
+}
+
+function asText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
