@@ -30,6 +30,16 @@ describe('orders flowing through every service as its own process', () => {
     }
     expect(repeatedEffects(ledger)).toEqual([]);
 
+    // Results flow forward: the shipment was created with the reservation and the charge it follows.
+    for (const id of ids) {
+      const effect = (operation: string) => ledger.find((e) => e.orderId === id && e.operation === operation);
+      expect(effect('create')?.inputs).toEqual({
+        'reserve-inventory': expect.objectContaining({ effectId: effect('reserve')?.effectId }),
+        'charge-payment': expect.objectContaining({ effectId: effect('charge')?.effectId }),
+      });
+      expect(effect('reserve')?.inputs).toEqual({});
+    }
+
     await fx.stack.waitFor(() => ids.every((id) => fx.statusesOf(id).includes('Processed')), {
       timeoutMs: 10_000,
       description: 'a Processed status for every order',

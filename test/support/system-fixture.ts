@@ -16,6 +16,8 @@ export interface LedgerEffect {
   result: Readonly<Record<string, unknown>>;
   /** Only on an undo that named its forward call: that call's idempotency key (which it tombstones). */
   compensates?: string;
+  /** The earlier steps' results the call was given (`results` of its request), keyed by step name. */
+  inputs?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 /**
