@@ -139,6 +139,7 @@ describe('createHttpRemoteCall with the remote-sim mapping, against a local HTTP
     expect(remote.received[0]?.body).toEqual({
       orderId: 'order-7',
       payload: { amount: 42 },
+      results: {},
     });
   });
 
@@ -149,7 +150,7 @@ describe('createHttpRemoteCall with the remote-sim mapping, against a local HTTP
     await remoteSim(remote.url)(on(request, new AbortController().signal));
 
     expect(remote.received[0]?.headers).not.toHaveProperty('compensates-idempotency-key');
-    expect(remote.received[0]?.body).toEqual({ orderId: 'order-7', payload: { amount: 42 } });
+    expect(remote.received[0]?.body).toEqual({ orderId: 'order-7', payload: { amount: 42 }, results: {} });
   });
 
   describe('when the remote said 2xx but its answer cannot be read (the effect may have been applied)', () => {
