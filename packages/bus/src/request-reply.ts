@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import type { z } from 'zod';
+import { CLOSED_REPLY_QUEUE_TTL_SECONDS, replyQueueClosedKey } from '@sas/contracts';
 import { createRedisConnection } from './redis-connection';
-import { markReplyQueueClosed } from './reply-queue-marker';
 import { DEFAULT_JOB_OPTIONS } from './send-options';
 
 /** Options of {@link requestReply}. */
@@ -74,7 +74,7 @@ export async function requestReply<S extends z.ZodTypeAny>(options: RequestReply
   } finally {
     clearTimeout(timer);
     // Marked first: a late answer (Bus.sendReply) is then dropped, or removes the queue it re-created.
-    await markReplyQueueClosed(connection, options.prefix, replyTo).catch(() => undefined);
+    await connection.set(replyQueueClosedKey(options.prefix, replyTo), '1', 'EX', CLOSED_REPLY_QUEUE_TTL_SECONDS).catch(() => undefined);
     await worker.close();
     // The reply queue was this call's alone; leaving it would pile up one set of keys per request.
     const replies = new Queue(replyTo, { connection, prefix: options.prefix });
