@@ -1,4 +1,5 @@
-import { Bus, Consumer, createRedisConnection, requestReply, type MessageMeta } from '@sas/bus';
+import { Bus, Consumer, type MessageMeta } from '@sas/bus';
+import { createRedisConnection, requestReply } from '@sas/client';
 import { QueueNames, SchedulerWakeup, type DeadLetterEntry } from '@sas/contracts';
 import { TransientError, createLogger } from '@sas/runtime';
 import { freePort } from '@sas/stack';

@@ -4,13 +4,13 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { QUEUE_NAME_PATTERN, QueueNames, SCHEMA_VERSION, replyQueueClosedKey, type DeadLetterEntry } from '@sas/contracts';
 import type { Clock } from '@sas/runtime';
+import { DEFAULT_JOB_OPTIONS, createRedisConnection } from '@sas/client';
 import { Consumer } from './consumer';
 import { QueueCache } from './queue-cache';
 import { withSendDeadline } from './send-deadline';
 import type { ConsumerSpec } from './consumer-spec';
 import type { DeadLetterInput, DeadLetterSink } from './dead-letter-sink';
-import { createRedisConnection } from './redis-connection';
-import { DEFAULT_JOB_OPTIONS, type SendOptions } from './send-options';
+import type { SendOptions } from './send-options';
 
 /** Options of {@link Bus}. */
 export interface BusOptions {

@@ -3,7 +3,7 @@ import { Queue, Worker } from 'bullmq';
 import type { z } from 'zod';
 import { CLOSED_REPLY_QUEUE_TTL_SECONDS, replyQueueClosedKey } from '@sas/contracts';
 import { createRedisConnection } from './redis-connection';
-import { DEFAULT_JOB_OPTIONS } from './send-options';
+import { DEFAULT_JOB_OPTIONS } from './job-options';
 
 /** Options of {@link requestReply}. */
 export interface RequestReplyOptions<S extends z.ZodTypeAny> {
@@ -33,8 +33,8 @@ export type RequestReplyOutcome<T> = { answered: true; reply: T } | { answered: 
  * (the CLI, the dashboard) ask a scheduler to act and must show what it said; BullMQ's
  * `waitUntilFinished` is unreliable across processes (see DESIGN.md), the reply queue is the design.
  *
- * Opens its own connections and removes the reply queue before returning, leaving a marker so a
- * late answer sent with `Bus.sendReply` does not create the queue again.
+ * Opens its own connections and removes the reply queue before returning, leaving a marker (`replyQueueClosedKey` in `@sas/contracts`) so a
+ * late answer sent with `Bus.sendReply` (`@sas/bus`) does not create the queue again.
  *
  * @example
  * ```ts
