@@ -59,6 +59,10 @@ export class StatusStream {
    * and with `undefined` when the stream closes. Returns the function that stops it.
    */
   subscribe(orderId: string | undefined, listener: StatusListener): () => void {
+    if (this.closing) {
+      listener(undefined);
+      return () => undefined;
+    }
     if (orderId === undefined) {
       this.everyOrder.add(listener);
       return () => void this.everyOrder.delete(listener);
