@@ -1,9 +1,8 @@
 // @ts-check
 'use strict';
 
-const { Queue, Worker } = require('bullmq');
 const { MongoClient } = require('mongodb');
-const { QueueNames, SCHEMA_VERSION } = require('@sas/contracts');
+const { SasClient } = require('@sas/client');
 const { LocalSystem, findWorkspaceRoot } = require('@sas/stack');
 const { latencyStats, round } = require('./latency-stats');
 const { ProcessSampler } = require('./process-sampler');
@@ -35,7 +34,7 @@ const FINAL_STATES = ['Processed', 'Error', 'Compensated', 'Canceled'];
  * @property {number} stepsPerSecond steps / seconds
  * @property {import('./latency-stats').LatencyStats} latencyMs per order: createdAt → updatedAt of the Processed document
  * @property {import('./latency-stats').LatencyStats} submitToProcessedMs per order: submit → Processed, time in the submission queue included
- * @property {number} statusEvents status events the application's reply queue received
+ * @property {number} statusEvents distinct status events the application received (each once, by eventId)
  * @property {Record<string, import('./process-sampler').RolePeak>} memoryByRole peak VmRSS and CPU used per role, from submit to the last order finished
  */
 
@@ -57,17 +56,11 @@ async function measureSystemOrders(options) {
   cleanup.throwIfInterrupted();
   const system = await LocalSystem.start({ root: findWorkspaceRoot(), env, logDir: options.logDir, log: (msg) => say(`  ${msg}`) });
   const stopSystem = cleanup.push('the system', () => system.stop());
-  const connection = { host: '127.0.0.1', port: redis.port };
   const replyTo = `bench.status.${runId}`;
   let statusEvents = 0;
-  const statuses = new Worker(replyTo, async () => void (statusEvents += 1), {
-    connection,
-    prefix,
-    concurrency: 16,
-    removeOnComplete: { count: 0 },
-  });
-  const submission = new Queue(QueueNames.submission, { connection, prefix });
-  const closeQueues = cleanup.push('the benchmark\'s queue clients', () => Promise.allSettled([statuses.close(), submission.close()]));
+  // The benchmark is an application of the system: it submits and counts status events through @sas/client.
+  const sas = new SasClient({ redisUrl: redis.url, prefix, replyTo });
+  const closeQueues = cleanup.push('the benchmark\'s SasClient', () => sas.close());
   const client = await MongoClient.connect(mongo.url, { serverSelectionTimeoutMS: 10_000 });
   const closeClient = cleanup.push('the benchmark\'s MongoDB client', () => client.close());
   const sampler = new ProcessSampler([
@@ -79,18 +72,16 @@ async function measureSystemOrders(options) {
   ]);
   try {
     say(`  ${system.all.length} processes ready; submitting ${options.orders} orders at once`);
-    await statuses.waitUntilReady();
+    await sas.onStatus(() => void (statusEvents += 1));
     const processes = client.db(dbName).collection('processes');
     const orders = Array.from({ length: options.orders }, (_, i) => ({
-      schemaVersion: SCHEMA_VERSION,
       orderId: `bench-${runId}-${String(i + 1).padStart(5, '0')}`,
       workflow: 'order-fulfilment',
       payload: { sku: 'kettle', quantity: 1 + (i % 3), amount: 1999 + 250 * (i % 7) },
-      replyTo,
     }));
     sampler.start();
     const submittedAt = Date.now();
-    await submission.addBulk(orders.map((data) => ({ name: 'submission', data, opts: { removeOnComplete: true } })));
+    await sas.submitAll(orders);
 
     /** @type {Record<string, number>} */
     let counts = {};

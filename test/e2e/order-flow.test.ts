@@ -1,3 +1,4 @@
+import { SasClient } from '@sas/client';
 import { SCHEMA_VERSION } from '@sas/contracts';
 import { repeatedEffects } from '../support/ledger-checks';
 import { SystemFixture } from '../support/system-fixture';
@@ -124,6 +125,33 @@ describe('orders flowing through every service as its own process', () => {
       expect(dead.some((d) => d['original'] === 'just a string')).toBe(true);
       expect(await fx.processes({ orderId: { $in: ['bad-types', 'bad-workflow', 'bad-size'] } })).toHaveLength(0);
       expect(fx.system.byRole('submission')[0]?.running).toBe(true);
+    });
+  });
+
+  describe('when an application uses @sas/client', () => {
+    it('follows its order to Processed, sees each status once, and hears Duplicate for another submission under that orderId', async () => {
+      const client = new SasClient({ redisUrl: fx.stack.env['REDIS_URL'] ?? '', prefix: fx.stack.queuePrefix, replyTo: 'shop.status' });
+      try {
+        const order = { orderId: 'client-order', workflow: 'order-fulfilment', payload: { sku: 'kettle', quantity: 1, amount: 2500 } };
+        const first = await client.submit(order);
+        expect((await client.submit(order)).jobId).toBe(first.jobId); // a resend: the same job, nothing new
+        const outcome = await client.waitFor('client-order', { until: ['Processed', 'Failed', 'Compensated'], timeoutMs: 60_000 });
+        expect(outcome.status).toBe('Processed');
+
+        await client.submit({ ...order, payload: { ...order.payload, amount: 999 } });
+        const duplicate = await client.waitFor('client-order', { until: ['Duplicate'], timeoutMs: 30_000 });
+        expect(duplicate.reason).toMatch(/already submitted/);
+
+        const seen: string[] = [];
+        for await (const event of client.statuses('client-order', { signal: AbortSignal.timeout(10_000) })) {
+          seen.push(event.status);
+          if (event.status === 'Duplicate') break;
+        }
+        expect(seen).toEqual(['Received', 'Processing', 'StepCompleted', 'StepCompleted', 'StepCompleted', 'Processed', 'Duplicate']);
+        expect(await fx.processes({ orderId: 'client-order' })).toHaveLength(1);
+      } finally {
+        await client.close();
+      }
     });
   });
 });

@@ -1,4 +1,7 @@
-import { Bus, Consumer, createRedisConnection, requestReply, type MessageMeta } from '@sas/bus';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { Bus, type MessageMeta } from '@sas/bus';
+import { createRedisConnection, requestReply } from '@sas/client';
 import { QueueNames, SchedulerWakeup, type DeadLetterEntry } from '@sas/contracts';
 import { TransientError, createLogger } from '@sas/runtime';
 import { freePort } from '@sas/stack';
@@ -215,40 +218,38 @@ describe('Bus under failure', () => {
     expect(consumer.stats()).toEqual({ handled: 1, rejected: 0, retried: 1 });
   });
 
-  it('takes back a message whose consumer died within its configured lock, not BullMQ’s 30 s', async () => {
+  it('takes back a message whose consumer was killed within its configured lock, not BullMQ’s 30 s', async () => {
     const queue = uniqueName('died');
     const prefix = uniqueName('bus');
-    const logger = createLogger({ service: 'bus-test', instanceId: 'dying', level: 'silent' });
     const lock = { lockDurationMs: 1_000, stalledIntervalMs: 500 };
-    // The dying consumer owns its connection, so the test can cut it as a kill -9 would.
-    const connection = createRedisConnection(stack.env.REDIS_URL ?? '');
-    let started = false;
-    const dying = new Consumer(
-      {
-        queue,
-        schema: SchedulerWakeup,
-        lock,
-        handle: () => {
-          started = true;
-          return new Promise<void>(() => undefined); // never finishes
-        },
-      },
-      connection,
-      prefix,
-      { deadLetter: async () => undefined },
-      logger,
-    );
-    const survivor = new Bus({ redisUrl: stack.env.REDIS_URL ?? '', prefix, instanceId: 'survivor', logger, clock: { now: () => T0 } });
-    buses.push(survivor);
-    await survivor.send(queue, { schemaVersion: 1, reason: 'test' });
-    await waitFor(() => started, { timeoutMs: 10_000, description: 'the dying consumer to take the message' });
-    connection.disconnect();
-    void dying.close().catch(() => undefined);
+    const dying = spawn(process.execPath, [join(__dirname, '../support/dying-consumer.js')], {
+      env: { ...process.env, REDIS_URL: stack.env.REDIS_URL, QUEUE_PREFIX: prefix, QUEUE: queue, LOCK_MS: '1000', STALLED_MS: '500' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    dying.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise((resolve) => dying.once('exit', resolve));
+    try {
+      const survivor = new Bus({
+        redisUrl: stack.env.REDIS_URL ?? '',
+        prefix,
+        instanceId: 'survivor',
+        logger: createLogger({ service: 'bus-test', instanceId: 'survivor', level: 'silent' }),
+        clock: { now: () => T0 },
+      });
+      buses.push(survivor);
+      await survivor.send(queue, { schemaVersion: 1, reason: 'test' });
+      await waitFor(() => output.includes('handling'), { timeoutMs: 15_000, description: 'the dying consumer to take the message' });
+      dying.kill('SIGKILL');
+      await exited;
 
-    const taken: MessageMeta[] = [];
-    survivor.consume({ queue, schema: SchedulerWakeup, lock, handle: async (_m, meta) => void taken.push(meta) });
-    await waitFor(() => taken.length === 1, { timeoutMs: 8_000, description: 'the survivor to take the message back' });
-    expect(taken[0]?.attemptsMade).toBe(1);
+      const taken: MessageMeta[] = [];
+      survivor.consume({ queue, schema: SchedulerWakeup, lock, handle: async (_m, meta) => void taken.push(meta) });
+      await waitFor(() => taken.length === 1, { timeoutMs: 8_000, description: 'the survivor to take the message back' });
+      expect(taken[0]?.attemptsMade).toBe(1);
+    } finally {
+      dying.kill('SIGKILL');
+    }
   });
 
   it('fails a send within its deadline while Redis is unreachable, with a TransientError that says so', async () => {

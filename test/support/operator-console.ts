@@ -1,4 +1,4 @@
-import { requestReply } from '@sas/bus';
+import { requestReply } from '@sas/client';
 import { OperatorCommandResult, QueueNames, SCHEMA_VERSION } from '@sas/contracts';
 
 /** Where the schedulers listen: the stack's Redis and queue prefix. */

@@ -2,16 +2,15 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { QUEUE_NAME_PATTERN, QueueNames, SCHEMA_VERSION, type DeadLetterEntry } from '@sas/contracts';
+import { QUEUE_NAME_PATTERN, QueueNames, SCHEMA_VERSION, replyQueueClosedKey, type DeadLetterEntry } from '@sas/contracts';
 import type { Clock } from '@sas/runtime';
+import { DEFAULT_JOB_OPTIONS, createRedisConnection } from '@sas/client';
 import { Consumer } from './consumer';
 import { QueueCache } from './queue-cache';
-import { isReplyQueueClosed } from './reply-queue-marker';
 import { withSendDeadline } from './send-deadline';
 import type { ConsumerSpec } from './consumer-spec';
 import type { DeadLetterInput, DeadLetterSink } from './dead-letter-sink';
-import { createRedisConnection } from './redis-connection';
-import { DEFAULT_JOB_OPTIONS, type SendOptions } from './send-options';
+import type { SendOptions } from './send-options';
 
 /** Options of {@link Bus}. */
 export interface BusOptions {
@@ -86,18 +85,23 @@ export class Bus implements DeadLetterSink {
    * Answers to ordinary queues (an application's own) are sent as by {@link send}.
    */
   async sendReply(queue: string, data: unknown, options: SendOptions = {}): Promise<void> {
-    const { prefix, logger } = this.options;
-    if (await isReplyQueueClosed(this.producer, prefix, queue)) {
+    const { logger } = this.options;
+    if (await this.isReplyQueueClosed(queue)) {
       logger.info({ queue }, 'answer dropped: its caller stopped waiting and removed the reply queue');
       return;
     }
     await this.send(queue, data, options);
     // The caller may have closed the queue between the check and the send: then the send created
     // it again, and nobody else will remove it.
-    if (await isReplyQueueClosed(this.producer, prefix, queue)) {
+    if (await this.isReplyQueueClosed(queue)) {
       logger.info({ queue }, 'answer arrived after its caller stopped waiting; removing the reply queue');
       await this.queues.with(queue, (q) => q.obliterate({ force: true })).catch(() => undefined);
     }
+  }
+
+  /** True when `queue` was a private reply queue whose caller has stopped waiting (see `replyQueueClosedKey`). */
+  private async isReplyQueueClosed(queue: string): Promise<boolean> {
+    return (await this.producer.exists(replyQueueClosedKey(this.options.prefix, queue))) === 1;
   }
 
   /** Starts consuming a queue; the consumer is closed with the bus. */

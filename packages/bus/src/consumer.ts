@@ -132,8 +132,9 @@ export class Consumer<S extends z.ZodTypeAny> {
     }
   }
 
-  close(): Promise<void> {
-    this.closing ??= this.worker.close();
+  /** Stops consuming; waits for in-flight handlers unless `force` (then their messages stall and are taken back). */
+  close(force = false): Promise<void> {
+    this.closing ??= this.worker.close(force);
     return this.closing;
   }
 }

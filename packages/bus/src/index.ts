@@ -13,6 +13,4 @@ export * from './consumer-spec';
 export * from './consumer-lock';
 export * from './retry-policy';
 export * from './dead-letter-sink';
-export * from './redis-connection';
 export * from './send-options';
-export * from './request-reply';

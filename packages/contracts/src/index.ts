@@ -29,3 +29,5 @@ export * from './describe-issues';
 export * from './job-execution-status';
 export * from './job-specification';
 export * from './step-result-limits';
+export * from './submission-fingerprint';
+export * from './reply-queue-marker';

@@ -1,4 +1,5 @@
-import { Bus, createRedisConnection } from '@sas/bus';
+import { Bus } from '@sas/bus';
+import { createRedisConnection } from '@sas/client';
 import { OperatorCommand, QueueNames, SCHEMA_VERSION, type OperatorCommandResult } from '@sas/contracts';
 import { systemClock } from '@sas/runtime';
 import { startRedis, type RedisServer } from '@sas/stack';

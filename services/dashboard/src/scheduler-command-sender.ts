@@ -1,4 +1,4 @@
-import { requestReply } from '@sas/bus';
+import { requestReply } from '@sas/client';
 import { OperatorCommandResult, QueueNames, SCHEMA_VERSION, type OperatorCommand } from '@sas/contracts';
 import type { CommandOutcome, CommandSender } from './command-sender';
 

@@ -4,6 +4,7 @@ import {
   SCHEMA_VERSION,
   type ProcessDocument,
   type StatusEvent,
+  submissionFingerprint,
   type SubmissionMessage,
 } from '@sas/contracts';
 import { OutboxDelivery, outboxEntries, type Outbox } from '@sas/engine';
@@ -11,7 +12,7 @@ import type { Clock } from '@sas/runtime';
 import type { ProcessStore } from '@sas/store';
 import { createProcess, type WorkflowRegistry } from '@sas/workflow';
 import type { Logger } from 'pino';
-import { submissionFingerprint } from './submission-fingerprint';
+
 
 /** Keeps messages that cannot be handled (implemented by the bus's dead-letter queue). */
 export interface DeadLetters {

@@ -59,8 +59,9 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'submit': {
       if (!values['order-id']) throw new Error('submit needs --order-id');
-      await submitOrder(env, { orderId: values['order-id'], workflow: values.workflow, payload: JSON.parse(values.payload) as unknown, replyTo: values['reply-to'] });
-      console.log(`submitted ${values['order-id']}`);
+      const payload = parsePayload(values.payload);
+      const submitted = await submitOrder(env, { orderId: values['order-id'], workflow: values.workflow, payload, replyTo: values['reply-to'] });
+      console.log(`submitted ${submitted.orderId} (job ${submitted.jobId})`);
       return 0;
     }
     case 'status':
@@ -82,6 +83,15 @@ async function main(argv: string[]): Promise<number> {
     default:
       console.error(`Unknown command '${command}'.\n\n${USAGE}`);
       return 2;
+  }
+}
+
+/** The --payload option as JSON; whether it is a valid order payload is the client's check. */
+function parsePayload(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch (e) {
+    throw new Error(`--payload is not JSON (${e instanceof Error ? e.message : String(e)}); pass an object, e.g. --payload '{"sku":"kettle"}'`);
   }
 }
 

@@ -1,10 +1,11 @@
-import { OperatorCommandResult, QueueNames, SCHEMA_VERSION } from '@sas/contracts';
-import { requestReply } from '@sas/bus';
+import { SasClient } from '@sas/client';
+import type { OperatorCommandResult } from '@sas/contracts';
 import type { CliEnv } from './cli-env';
 
 /**
- * Sends `resubmit` or `cancel` to the schedulers and waits for their answer on a private reply
- * queue. Resolves with the result; rejects when no scheduler answers in time.
+ * Sends `resubmit` or `cancel` to the schedulers through `@sas/client` and waits for their answer
+ * on a private reply queue. Resolves with the result; rejects with a `NoAnswerError` when no
+ * scheduler answers in time.
  */
 export async function sendOperatorCommand(
   env: CliEnv,
@@ -14,18 +15,11 @@ export async function sendOperatorCommand(
   reason?: string,
   timeoutMs = 30_000,
 ): Promise<OperatorCommandResult> {
-  const outcome = await requestReply({
-    redisUrl: env.redisUrl,
-    prefix: env.prefix,
-    queue: QueueNames.operatorCommands,
-    request: (replyTo) => ({ schemaVersion: SCHEMA_VERSION, command, processId, by, ...(reason ? { reason } : {}), replyTo }),
-    reply: OperatorCommandResult,
-    accept: (result) => result.processId === processId,
-    timeoutMs,
-    replyQueuePrefix: 'operator.replies',
-  });
-  if (outcome.answered) return outcome.reply;
-  throw new Error(
-    `No scheduler answered '${command} ${processId}' within ${timeoutMs} ms; are schedulers running on ${env.redisUrl} with QUEUE_PREFIX=${env.prefix}?`,
-  );
+  const client = new SasClient({ redisUrl: env.redisUrl, prefix: env.prefix });
+  try {
+    const options = { by, timeoutMs, ...(reason ? { reason } : {}) };
+    return command === 'cancel' ? await client.cancel(processId, options) : await client.resubmit(processId, options);
+  } finally {
+    await client.close();
+  }
 }

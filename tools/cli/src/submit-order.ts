@@ -1,21 +1,18 @@
-import { Queue } from 'bullmq';
-import { QueueNames, SCHEMA_VERSION, SubmissionMessage, describeIssues } from '@sas/contracts';
-import { createRedisConnection } from '@sas/bus';
+import { SasClient, type Submitted } from '@sas/client';
 import type { CliEnv } from './cli-env';
 
-/** Validates and submits one order; throws with every validation issue when it is invalid. */
+/**
+ * Validates and submits one order through `@sas/client`, as an application would; throws an
+ * `InvalidOrderError` naming every invalid field when it is invalid (nothing is sent then).
+ */
 export async function submitOrder(
   env: CliEnv,
-  input: { orderId: string; workflow: string; payload: unknown; replyTo?: string },
-): Promise<void> {
-  const parsed = SubmissionMessage.safeParse({ schemaVersion: SCHEMA_VERSION, ...input });
-  if (!parsed.success) throw new Error(`Order is not valid: ${describeIssues(parsed.error).join('; ')}`);
-  const connection = createRedisConnection(env.redisUrl);
-  const queue = new Queue(QueueNames.submission, { connection, prefix: env.prefix });
+  input: { orderId: string; workflow: string; payload: Record<string, unknown>; replyTo?: string },
+): Promise<Submitted> {
+  const client = new SasClient({ redisUrl: env.redisUrl, prefix: env.prefix });
   try {
-    await queue.add('submission', parsed.data, { removeOnComplete: true });
+    return await client.submit(input);
   } finally {
-    await queue.close();
-    await connection.quit().catch(() => connection.disconnect());
+    await client.close();
   }
 }

@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Queue, Worker } from 'bullmq';
-import { QueueNames, type ProcessDocument } from '@sas/contracts';
+import { SasClient } from '@sas/client';
+import type { ProcessDocument } from '@sas/contracts';
 import { LocalSystem, findWorkspaceRoot, resolveMongo, startRedis, type RedisServer } from '@sas/stack';
 import { CollectionNames, connectStore } from '@sas/store';
-import { createRedisConnection } from '@sas/bus';
 import { demoFaults } from './demo-faults';
 import { demoOrders } from './demo-orders';
 import { FINAL_STATES, type OrderView } from './order-view';
@@ -48,7 +47,6 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   const env = { REDIS_URL: redisUrl, MONGO_URL: mongo.url, MONGO_DB: `sas-demo-${runId}`, QUEUE_PREFIX: `sas-demo-${runId}`, LOG_LEVEL: 'info' };
 
   let system: LocalSystem | undefined;
-  const connection = createRedisConnection(redisUrl);
   const store = await connectStore(mongo.url, env.MONGO_DB);
   const closers: (() => Promise<unknown>)[] = [];
   try {
@@ -71,12 +69,12 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     }
     if (failing) out(`  shipping will refuse ${failing} permanently: watch it get compensated`);
 
+    // The demo is an application of the system: it submits and follows its orders through @sas/client.
+    const client = new SasClient({ redisUrl, prefix: env.QUEUE_PREFIX, replyTo });
+    closers.push(() => client.close());
     let statusEvents = 0;
-    const statusWorker = new Worker(replyTo, async () => void (statusEvents += 1), { connection: createRedisConnection(redisUrl), prefix: env.QUEUE_PREFIX });
-    closers.push(() => statusWorker.close());
-    const submission = new Queue(QueueNames.submission, { connection, prefix: env.QUEUE_PREFIX });
-    closers.push(() => submission.close());
-    await submission.addBulk(orders.map((o) => ({ name: 'submission', data: o, opts: { removeOnComplete: true } })));
+    await client.onStatus(() => void (statusEvents += 1));
+    await client.submitAll(orders);
     out(`  submitted ${orders.length} orders`);
 
     const started = Date.now();
@@ -133,7 +131,6 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     await Promise.allSettled(closers.map((c) => c()));
     await system?.stop();
     await store.close();
-    await connection.quit().catch(() => connection.disconnect());
     await mongo.stop();
     await redis?.stop();
   }

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import type { z } from 'zod';
+import { CLOSED_REPLY_QUEUE_TTL_SECONDS, replyQueueClosedKey } from '@sas/contracts';
 import { createRedisConnection } from './redis-connection';
-import { markReplyQueueClosed } from './reply-queue-marker';
-import { DEFAULT_JOB_OPTIONS } from './send-options';
+import { DEFAULT_JOB_OPTIONS } from './job-options';
 
 /** Options of {@link requestReply}. */
 export interface RequestReplyOptions<S extends z.ZodTypeAny> {
@@ -33,8 +33,8 @@ export type RequestReplyOutcome<T> = { answered: true; reply: T } | { answered: 
  * (the CLI, the dashboard) ask a scheduler to act and must show what it said; BullMQ's
  * `waitUntilFinished` is unreliable across processes (see DESIGN.md), the reply queue is the design.
  *
- * Opens its own connections and removes the reply queue before returning, leaving a marker so a
- * late answer sent with `Bus.sendReply` does not create the queue again.
+ * Opens its own connections and removes the reply queue before returning, leaving a marker (`replyQueueClosedKey` in `@sas/contracts`) so a
+ * late answer sent with `Bus.sendReply` (`@sas/bus`) does not create the queue again.
  *
  * @example
  * ```ts
@@ -74,7 +74,7 @@ export async function requestReply<S extends z.ZodTypeAny>(options: RequestReply
   } finally {
     clearTimeout(timer);
     // Marked first: a late answer (Bus.sendReply) is then dropped, or removes the queue it re-created.
-    await markReplyQueueClosed(connection, options.prefix, replyTo).catch(() => undefined);
+    await connection.set(replyQueueClosedKey(options.prefix, replyTo), '1', 'EX', CLOSED_REPLY_QUEUE_TTL_SECONDS).catch(() => undefined);
     await worker.close();
     // The reply queue was this call's alone; leaving it would pile up one set of keys per request.
     const replies = new Queue(replyTo, { connection, prefix: options.prefix });

@@ -1,0 +1,311 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import {
+  OperatorCommandResult,
+  QueueNames,
+  ReplyTo,
+  SCHEMA_VERSION,
+  SubmissionMessage,
+  describeIssues,
+  type StatusEvent,
+  type StatusKind,
+} from '@sas/contracts';
+import { ClientClosedError } from './errors/client-closed-error';
+import { InvalidOrderError } from './errors/invalid-order-error';
+import { NoAnswerError } from './errors/no-answer-error';
+import { SendTimeoutError } from './errors/send-timeout-error';
+import { StatusTimeoutError } from './errors/status-timeout-error';
+import { DEFAULT_JOB_OPTIONS } from './job-options';
+import { createRedisConnection } from './redis-connection';
+import { requestReply } from './request-reply';
+import { StatusStream } from './status-stream';
+import { submissionJobId } from './submission-job-id';
+import { withDeadline } from './with-deadline';
+
+/** Options of {@link SasClient}. */
+export interface SasClientOptions {
+  /** The system's Redis, e.g. `redis://127.0.0.1:6379`. */
+  redisUrl: string;
+  /** BullMQ key prefix of the system (its services' QUEUE_PREFIX). @default 'sas' */
+  prefix?: string;
+  /**
+   * The queue this application receives status events on; every order submitted through this
+   * client names it unless the order names its own. Needed for `statuses`, `waitFor` and
+   * `onStatus`. Give each application instance its own queue: two consumers of one queue each
+   * get only some of the events.
+   */
+  replyTo?: string;
+  /** A send that has not reached Redis by then fails with a {@link SendTimeoutError}. @default 5000 */
+  sendTimeoutMs?: number;
+  /** How many status event ids are remembered to drop redelivered events. @default 100000 */
+  dedupWindow?: number;
+  /** How many orders' status events are kept for `waitFor`/`statuses` called after they arrived. @default 10000 */
+  historyLimit?: number;
+  /** A message on the reply queue that is not a status event (it is consumed and dropped). @default ignored */
+  onInvalidStatus?: (raw: unknown, issues: readonly string[]) => void;
+  /** A Redis connection error; the client reconnects by itself. @default ignored */
+  onError?: (error: Error) => void;
+}
+
+/** An order as the application writes it: `schemaVersion` and `replyTo` are filled in by the client. */
+export type OrderInput = Omit<SubmissionMessage, 'schemaVersion' | 'replyTo'> & Partial<Pick<SubmissionMessage, 'schemaVersion' | 'replyTo'>>;
+
+/** What {@link SasClient.submit} queued. */
+export interface Submitted {
+  orderId: string;
+  /** The BullMQ job id (see {@link submissionJobId}). */
+  jobId: string;
+  /** The message as sent, after validation. */
+  message: SubmissionMessage;
+}
+
+/** Options of {@link SasClient.waitFor}. */
+export interface WaitForOptions {
+  /** Statuses that end the wait, e.g. `['Processed', 'Compensated', 'Canceled']`. */
+  until: readonly StatusKind[];
+  /** @default 30000 */
+  timeoutMs?: number;
+}
+
+/** Options of {@link SasClient.cancel} and {@link SasClient.resubmit}. */
+export interface OperatorCommandOptions {
+  /** Who asks, recorded in the process history. */
+  by: string;
+  /** Why, recorded in the process history. */
+  reason?: string;
+  /** How long to wait for a scheduler's answer. @default 30000 */
+  timeoutMs?: number;
+}
+
+/** Statuses after which an order sends nothing more on its own (a `Failed` process in Error waits for an operator). */
+export const FINAL_STATUSES: readonly StatusKind[] = ['Processed', 'Compensated', 'Canceled', 'Duplicate', 'Rejected'];
+
+/**
+ * An application's handle on a Scheduler Agent Supervisor system: submits orders to the
+ * `submission` queue, follows their status events on the application's own `replyTo` queue (each
+ * event once, however often it is delivered), and sends operator commands.
+ *
+ * It opens one Redis connection for sending at construction, and one for status events on the
+ * first `statuses`, `waitFor` or `onStatus`; `close()` releases them.
+ *
+ * @example
+ * ```ts
+ * const client = new SasClient({ redisUrl: 'redis://127.0.0.1:6379', replyTo: 'shop.status' });
+ * await client.submit({ orderId: 'order-1', workflow: 'order-fulfilment', payload: { sku: 'kettle', quantity: 1, amount: 2500 } });
+ * const outcome = await client.waitFor('order-1', { until: ['Processed', 'Compensated'], timeoutMs: 60_000 });
+ * await client.close();
+ * ```
+ */
+export class SasClient {
+  readonly prefix: string;
+  readonly replyTo: string | undefined;
+  private readonly connection: Redis;
+  private readonly submissions: Queue;
+  private readonly sendTimeoutMs: number;
+  private stream: StatusStream | undefined;
+  private listenConnection: Redis | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: SasClientOptions) {
+    if (!/^rediss?:\/\//.test(options.redisUrl)) {
+      throw new Error(`redisUrl must be a redis:// or rediss:// URL (got '${options.redisUrl}'); pass the URL of the system's Redis`);
+    }
+    const replyTo = options.replyTo === undefined ? undefined : ReplyTo.safeParse(options.replyTo);
+    if (replyTo && !replyTo.success) throw new Error(`replyTo '${options.replyTo}' is not usable: ${describeIssues(replyTo.error).join('; ')}`);
+    this.prefix = options.prefix ?? 'sas';
+    this.replyTo = replyTo?.data;
+    this.sendTimeoutMs = options.sendTimeoutMs ?? 5_000;
+    this.connection = createRedisConnection(options.redisUrl);
+    this.connection.on('error', (err) => this.options.onError?.(err));
+    this.submissions = new Queue(QueueNames.submission, { connection: this.connection, prefix: this.prefix });
+  }
+
+  /**
+   * Validates an order and puts it on the `submission` queue. Sending the same submission again
+   * (same orderId, workflow, version, payload and replyTo) is safe: while its first job is kept it
+   * adds nothing, later it is answered as the first time. A different submission under a taken
+   * orderId is queued and answered with `Duplicate`.
+   *
+   * @throws {InvalidOrderError} naming each invalid field; nothing was sent
+   * @throws {SendTimeoutError} when Redis did not take it within `sendTimeoutMs`; send it again
+   */
+  async submit(order: OrderInput): Promise<Submitted> {
+    const [submitted] = await this.submitAll([order]);
+    if (!submitted) throw new Error('submitAll returned nothing for one order');
+    return submitted;
+  }
+
+  /**
+   * {@link submit} for many orders in one round trip. Every order is validated first; if one is
+   * invalid, none is sent.
+   */
+  async submitAll(orders: readonly OrderInput[]): Promise<Submitted[]> {
+    this.assertOpen('submit');
+    const submitted = orders.map((order) => this.validate(order));
+    if (submitted.length === 0) return [];
+    await withDeadline(
+      this.submissions.addBulk(submitted.map((s) => ({ name: QueueNames.submission, data: s.message, opts: { ...DEFAULT_JOB_OPTIONS, jobId: s.jobId } }))),
+      this.sendTimeoutMs,
+      () => new SendTimeoutError(QueueNames.submission, this.sendTimeoutMs, this.options.redisUrl),
+    );
+    return submitted;
+  }
+
+  /**
+   * The status events of one order: those already received, then each new one as it arrives,
+   * each once. It ends when `signal` aborts, the loop breaks, or the client closes.
+   *
+   * @example
+   * ```ts
+   * for await (const event of client.statuses('order-1')) {
+   *   console.log(event.status, event.step ?? '');
+   *   if (FINAL_STATUSES.includes(event.status)) break;
+   * }
+   * ```
+   */
+  async *statuses(orderId: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<StatusEvent, void, undefined> {
+    const stream = await this.listen('statuses');
+    const { signal } = options;
+    // Copied and subscribed in the same tick, so no event falls between the two.
+    const pending = [...stream.eventsOf(orderId)];
+    let ended = false;
+    let wake: (() => void) | undefined;
+    const unsubscribe = stream.subscribe(orderId, (event) => {
+      if (event) pending.push(event);
+      else ended = true;
+      wake?.();
+    });
+    const onAbort = (): void => wake?.();
+    signal?.addEventListener('abort', onAbort);
+    try {
+      for (;;) {
+        let event: StatusEvent | undefined;
+        while ((event = pending.shift())) yield event;
+        if (ended || signal?.aborted) return;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+    } finally {
+      unsubscribe();
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Waits for the first status of `orderId` among `until` (one already received counts) and
+   * resolves with that event.
+   *
+   * @throws {StatusTimeoutError} listing the statuses seen, when none arrived within `timeoutMs`
+   */
+  async waitFor(orderId: string, options: WaitForOptions): Promise<StatusEvent> {
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const wanted = new Set(options.until);
+    const seen: StatusEvent[] = [];
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
+    try {
+      for await (const event of this.statuses(orderId, { signal: abort.signal })) {
+        seen.push(event);
+        if (wanted.has(event.status)) return event;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.closing) throw new ClientClosedError('waitFor');
+    throw new StatusTimeoutError(orderId, [...options.until], seen, timeoutMs, { replyTo: this.replyTo ?? '', prefix: this.prefix });
+  }
+
+  /**
+   * Calls `listener` with every new status event on the reply queue (of any order), each once.
+   * Resolves, once the client listens, with the function that stops it.
+   */
+  async onStatus(listener: (event: StatusEvent) => void): Promise<() => void> {
+    const stream = await this.listen('onStatus');
+    return stream.subscribe(undefined, (event) => event && listener(event));
+  }
+
+  /**
+   * Asks the schedulers to stop an unfinished process and undo what it did; resolves with their
+   * answer (`ok: false` with the reason when they refuse, e.g. the process already finished).
+   *
+   * @throws {NoAnswerError} when no scheduler answered within `timeoutMs`
+   */
+  cancel(processId: string, options: OperatorCommandOptions): Promise<OperatorCommandResult> {
+    return this.command('cancel', processId, options);
+  }
+
+  /**
+   * Asks the schedulers to restart a process in Error from its failed step.
+   *
+   * @throws {NoAnswerError} when no scheduler answered within `timeoutMs`
+   */
+  resubmit(processId: string, options: OperatorCommandOptions): Promise<OperatorCommandResult> {
+    return this.command('resubmit', processId, options);
+  }
+
+  /** Stops listening (an event being handled is finished first), ends open `statuses` loops and closes the connections. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.stream?.close();
+      await this.submissions.close().catch(() => undefined);
+      await Promise.all(
+        [this.connection, this.listenConnection].map((c) => c?.quit().catch(() => c.disconnect())),
+      );
+    })();
+    return this.closing;
+  }
+
+  private validate(order: OrderInput): Submitted {
+    const replyTo = order.replyTo ?? this.replyTo;
+    const parsed = SubmissionMessage.safeParse({ ...order, schemaVersion: order.schemaVersion ?? SCHEMA_VERSION, ...(replyTo ? { replyTo } : {}) });
+    if (!parsed.success) {
+      const orderId = typeof (order as { orderId?: unknown }).orderId === 'string' ? order.orderId : undefined;
+      throw new InvalidOrderError(orderId, describeIssues(parsed.error));
+    }
+    return { orderId: parsed.data.orderId, jobId: submissionJobId(parsed.data), message: parsed.data };
+  }
+
+  private async listen(operation: string): Promise<StatusStream> {
+    this.assertOpen(operation);
+    if (!this.replyTo) {
+      throw new Error(`'${operation}' needs a reply queue: create the SasClient with replyTo (the queue your orders name for their status events)`);
+    }
+    if (!this.stream) {
+      this.listenConnection = createRedisConnection(this.options.redisUrl);
+      this.listenConnection.on('error', (err) => this.options.onError?.(err));
+      this.stream = new StatusStream({
+        connection: this.listenConnection,
+        prefix: this.prefix,
+        queue: this.replyTo,
+        dedupWindow: this.options.dedupWindow ?? 100_000,
+        historyLimit: this.options.historyLimit ?? 10_000,
+        onInvalidStatus: (raw, issues) => this.options.onInvalidStatus?.(raw, issues),
+        onError: (err) => this.options.onError?.(err),
+      });
+    }
+    await this.stream.start();
+    return this.stream;
+  }
+
+  private async command(command: 'cancel' | 'resubmit', processId: string, options: OperatorCommandOptions): Promise<OperatorCommandResult> {
+    this.assertOpen(command);
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const { by, reason } = options;
+    const outcome = await requestReply({
+      redisUrl: this.options.redisUrl,
+      prefix: this.prefix,
+      queue: QueueNames.operatorCommands,
+      request: (replyTo) => ({ schemaVersion: SCHEMA_VERSION, command, processId, by, ...(reason ? { reason } : {}), replyTo }),
+      reply: OperatorCommandResult,
+      accept: (result) => result.processId === processId && result.command === command,
+      timeoutMs,
+      replyQueuePrefix: 'operator.replies',
+    });
+    if (outcome.answered) return outcome.reply;
+    throw new NoAnswerError(command, processId, timeoutMs, { redisUrl: this.options.redisUrl, prefix: this.prefix });
+  }
+
+  private assertOpen(operation: string): void {
+    if (this.closing) throw new ClientClosedError(operation);
+  }
+}
