@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalSystem, ManagedProcess, type OutputLine } from '@sas/stack';
@@ -119,6 +119,15 @@ afterAll(async () => {
 }, 60_000);
 
 describe('the shop example, installed from packed tarballs outside the workspace', () => {
+  it('is no workspace member, and asks for the versions of our packages that were packed', () => {
+    expect(readFileSync(join(WORKSPACE_ROOT, 'pnpm-workspace.yaml'), 'utf8')).not.toMatch(/examples/);
+    const wanted = (JSON.parse(readFileSync(join(WORKSPACE_ROOT, 'examples/shop/package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies;
+    for (const dir of ['packages/agent', 'packages/client', 'packages/contracts']) {
+      const { name, version } = JSON.parse(readFileSync(join(WORKSPACE_ROOT, dir, 'package.json'), 'utf8')) as { name: string; version: string };
+      expect([name, wanted[name]]).toEqual([name, version]);
+    }
+  });
+
   it('resolves @sas/agent and @sas/client from its own node_modules', () => {
     const resolved = run(process.execPath, ['-p', "JSON.stringify([require.resolve('@sas/agent'), require.resolve('@sas/client')])"], shop).stdout;
     for (const path of JSON.parse(resolved) as string[]) {
@@ -185,13 +194,13 @@ describe('the shop example, installed from packed tarballs outside the workspace
         return counts;
       };
       const { effects: payments, repeats = [] } = await effectsBody<PaymentEffect>(providerUrl);
-      // The crash did make the system send a charge again (a redelivery or a recovery)...
-      const crashCharges = new Set(payments.filter((e) => e.effect === 'charge' && e.orderId.startsWith('crash-')).map((e) => e.key));
-      expect(repeats.filter((k) => crashCharges.has(k)).length).toBeGreaterThan(0);
-      // ...and no order was charged or reserved twice for it.
       const stock = await effects<WarehouseEffect>(warehouseUrl);
       const twice = (counts: Record<string, number>): string[] => Object.entries(counts).filter(([, n]) => n > 1).map(([o, n]) => `${o}×${n}`);
+      // No order was charged or reserved twice...
       expect({ charges: twice(perOrder(payments, 'charge')), reservations: twice(perOrder(stock, 'reserve')) }).toEqual({ charges: [], reservations: [] });
+      // ...although the crash did make the system send charges again (redeliveries or recoveries).
+      const crashCharges = new Set(payments.filter((e) => e.effect === 'charge' && e.orderId.startsWith('crash-')).map((e) => e.key));
+      expect(repeats.filter((k) => crashCharges.has(k)).length).toBeGreaterThan(0);
       // Every processed order was charged and reserved exactly once.
       const processed = Object.entries(summary).filter(([, s]) => s === 'Processed').map(([o]) => o);
       progress(`crash run: ${processed.length}/${count} Processed, ${payments.filter((e) => e.orderId.startsWith('crash-')).length} payment effects, ${repeats.length} keys sent again`);
