@@ -3,7 +3,8 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/*.js', '**/*.mjs', 'coverage/**'] },
+  // examples/ is plain CommonJS a team copies; it is linted by the last block, not ignored.
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/*.js', '!examples/**/*.js', '**/*.mjs', 'coverage/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
@@ -25,5 +26,22 @@ export default tseslint.config(
     files: ['**/*.test.ts', 'test/**/*.ts', '**/src/test-support/**/*.ts'],
     languageOptions: { parserOptions: { projectService: false, project: './tsconfig.lint.json', tsconfigRootDir: import.meta.dirname } },
     rules: { 'no-console': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  {
+    // The example application (not a workspace member): plain Node.js CommonJS, run without a build.
+    files: ['examples/**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: Object.fromEntries(
+        ['require', 'module', 'process', 'Buffer', 'URL', 'fetch', 'AbortSignal', 'setTimeout', 'console', '__dirname'].map((g) => [g, 'readonly']),
+      ),
+    },
+    rules: {
+      'no-undef': 'error',
+      'no-console': 'off',
+      '@typescript-eslint/no-require-imports': 'off',
+      'prefer-const': 'error',
+      eqeqeq: 'error',
+    },
   },
 );

@@ -1,7 +1,7 @@
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { WORKSPACE_ROOT, npmInstall, packWorkspacePackages, run } from '../support/pack-workspace';
 
 /**
  * `@sas/contracts` and `@sas/client` are meant to be installed by applications as ordinary
@@ -11,39 +11,17 @@ import { join } from 'node:path';
  * from npm and load without the workspace around them.
  */
 
-const ROOT = join(__dirname, '..', '..');
 const PACKAGES = [
-  { name: '@sas/contracts', dir: 'packages/contracts', tarball: 'sas-contracts' },
-  { name: '@sas/client', dir: 'packages/client', tarball: 'sas-client' },
+  { name: '@sas/contracts', dir: 'packages/contracts' },
+  { name: '@sas/client', dir: 'packages/client' },
 ] as const;
 
-function run(command: string, args: readonly string[], cwd: string, timeoutMs = 120_000): SpawnSyncReturns<string> {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: timeoutMs });
-  if (result.error) throw new Error(`could not run ${command} ${args.join(' ')}: ${result.error.message}`);
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status} in ${cwd}:\n${result.stdout}\n${result.stderr}`);
-  return result;
-}
-
-/** pnpm as the repository runs it (scripts/run.mjs): the one on PATH if its major matches, else through npx. */
-function pnpm(): [string, string[]] {
-  const wanted = String(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).packageManager); // pnpm@x.y.z
-  const have = spawnSync('pnpm', ['--version'], { encoding: 'utf8' });
-  const major = wanted.split('@')[1]?.split('.')[0];
-  if (have.status === 0 && have.stdout.trim().split('.')[0] === major) return ['pnpm', []];
-  return ['npx', ['-y', wanted]];
-}
-
 let work: string;
-const tarballs = new Map<string, string>();
+let tarballs = new Map<string, string>();
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'sas-pack-'));
-  const [command, prefix] = pnpm();
-  for (const pkg of PACKAGES) {
-    run(command, [...prefix, 'pack', '--pack-destination', work], join(ROOT, pkg.dir));
-    const version = String(JSON.parse(readFileSync(join(ROOT, pkg.dir, 'package.json'), 'utf8')).version);
-    tarballs.set(pkg.name, join(work, `${pkg.tarball}-${version}.tgz`));
-  }
+  tarballs = packWorkspacePackages(PACKAGES.map((p) => p.dir), work);
 }, 180_000);
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
@@ -106,7 +84,7 @@ describe('installed from the two tarballs, outside the workspace', () => {
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'sas-pack-check', private: true }));
     // The registry supplies bullmq, ioredis and zod; both tarballs are given, so @sas/contracts comes from ours.
-    run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', tarball('@sas/contracts'), tarball('@sas/client')], app, 170_000);
+    npmInstall(app, [tarball('@sas/contracts'), tarball('@sas/client')]);
     const check = [
       "const client = require('@sas/client');",
       "const contracts = require('@sas/contracts');",
@@ -120,7 +98,7 @@ describe('installed from the two tarballs, outside the workspace', () => {
       id: expect.stringMatching(/^o%3A1\.[0-9a-f]{16}$/),
       schema: 'function',
       contracts: expect.stringContaining(join(app, 'node_modules', '@sas', 'contracts')),
-      description: JSON.parse(readFileSync(join(ROOT, 'packages/contracts/package.json'), 'utf8')).description,
+      description: JSON.parse(readFileSync(join(WORKSPACE_ROOT, 'packages/contracts/package.json'), 'utf8')).description,
     });
   }, 180_000);
 });
