@@ -8,11 +8,13 @@ type ProcessWithHistory = ProcessDocument & { history: ProcessEventEntry[] };
 describe('the dashboard (real processes, private Redis)', () => {
   let fx: SystemFixture;
   let url: string;
+  /** The random operator token LocalSystem gave the dashboard (`DASHBOARD_TOKENS=operator:local:<token>`). */
+  let token: string;
 
-  const call = async (method: 'GET' | 'POST', path: string, body?: Json): Promise<{ status: number; body: Json; text: string }> => {
+  const call = async (method: 'GET' | 'POST', path: string, body?: Json, auth: 'operator' | 'none' = 'operator'): Promise<{ status: number; body: Json; text: string }> => {
     const res = await fetch(`${url}${path}`, {
       method,
-      headers: body ? { 'content-type': 'application/json' } : {},
+      headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(auth === 'operator' ? { authorization: `Bearer ${token}` } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();
@@ -31,6 +33,8 @@ describe('the dashboard (real processes, private Redis)', () => {
     const ready = dashboard?.lines.find((l) => l.json?.['msg'] === 'dashboard ready');
     url = String(ready?.json?.['url']);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    token = String(fx.system.dashboardToken);
+    expect(token.length).toBeGreaterThanOrEqual(16);
   });
   afterAll(() => fx?.stop());
   afterEach(async () => {
@@ -146,11 +150,12 @@ describe('the dashboard (real processes, private Redis)', () => {
       const res = await call('POST', `/api/processes/${id}/resubmit`, { by: 'e2e-operator', reason: 'inventory is back' });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ processId: errored!._id, command: 'resubmit', ok: true });
-      expect(res.body['message']).toMatch(/^resubmitted by e2e-operator from reserve-inventory: inventory is back$/);
+      // The history names the signed-in operator, not the body's `by`.
+      expect(res.body['message']).toMatch(/^resubmitted by operator:local from reserve-inventory: inventory is back$/);
       await fx.waitForStates([id], ['Processed'], 30_000);
       const shown = (await get(`/api/processes/${errored!._id}`)).body as unknown as ProcessWithHistory;
       expect(shown.state).toBe('Processed');
-      expect(shown.history.some((h) => h.from === 'Error' && h.to === 'Pending' && /resubmitted by e2e-operator from reserve-inventory: inventory is back/.test(h.why))).toBe(true);
+      expect(shown.history.some((h) => h.from === 'Error' && h.to === 'Pending' && /resubmitted by operator:local from reserve-inventory: inventory is back/.test(h.why))).toBe(true);
     });
   });
 
@@ -168,9 +173,25 @@ describe('the dashboard (real processes, private Redis)', () => {
       expect(res.text).not.toMatch(/https?:\/\//);
     });
 
-    it('answers /healthz and reports MongoDB and Redis reachable on /readyz', async () => {
-      expect((await get('/healthz')).status).toBe(200);
-      expect((await get('/readyz')).body).toEqual({ ready: true, mongo: true, redis: true });
+    it('answers /healthz and reports MongoDB and Redis reachable on /readyz, without credentials', async () => {
+      expect((await call('GET', '/healthz', undefined, 'none')).status).toBe(200);
+      expect((await call('GET', '/readyz', undefined, 'none')).body).toEqual({ ready: true, mongo: true, redis: true });
+    });
+
+    it('answers 401 to the API, the page and bull-board without credentials', async () => {
+      for (const path of ['/api/summary', '/', '/queues']) expect((await call('GET', path, undefined, 'none')).status).toBe(401);
+      const post = await call('POST', '/api/processes/dash-ok-1/cancel', {}, 'none');
+      expect(post.status).toBe(401);
+      expect(post.body['error']).toMatch(/^Not signed in: POST \/api\/processes\/dash-ok-1\/cancel needs Authorization: Bearer <token>/);
+    });
+
+    it('signs a browser in through the login URL the demo prints', async () => {
+      const login = await fetch(`${url}/login?token=${token}`, { redirect: 'manual' });
+      expect(login.status).toBe(303);
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+      const page = await fetch(`${url}/`, { headers: { cookie } });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<title>sas dashboard</title>');
     });
   });
 

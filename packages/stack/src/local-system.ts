@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { LogFn } from './log-fn';
 import { ServiceProcess } from './service-process';
@@ -30,8 +31,17 @@ export class LocalSystem {
   private counters = new Map<string, number>();
   private stopping: Promise<void> | undefined;
   remoteSimUrl = '';
+  /**
+   * A random operator token for the dashboards this system starts (`DASHBOARD_TOKENS=operator:local:<token>`),
+   * so tests and the demo sign in with it; `undefined` when `roleEnv.dashboard` sets `DASHBOARD_TOKENS`
+   * or `DASHBOARD_AUTH` itself.
+   */
+  readonly dashboardToken: string | undefined;
 
-  private constructor(private readonly options: LocalSystemOptions) {}
+  private constructor(private readonly options: LocalSystemOptions) {
+    const own = options.roleEnv?.['dashboard'];
+    this.dashboardToken = own?.['DASHBOARD_TOKENS'] !== undefined || own?.['DASHBOARD_AUTH'] !== undefined ? undefined : randomBytes(24).toString('base64url');
+  }
 
   static async start(options: LocalSystemOptions): Promise<LocalSystem> {
     const system = new LocalSystem(options);
@@ -77,6 +87,7 @@ export class LocalSystem {
         ...this.options.env,
         ...this.options.roleEnv?.[base],
         ...(isAgent ? { AGENT: role.slice('agent-'.length), REMOTE_URL: this.remoteSimUrl } : {}),
+        ...(base === 'dashboard' && this.dashboardToken ? { DASHBOARD_TOKENS: `operator:local:${this.dashboardToken}` } : {}),
         INSTANCE_ID: name,
         ...extraEnv,
       },

@@ -10,6 +10,7 @@ import { alertConsumerSpec } from './alert-consumer-spec';
 import { AlertInbox } from './alert-inbox';
 import type { AlertRecord } from './alert-record';
 import { createDashboardApp } from './dashboard-app';
+import { DashboardCredentials } from './dashboard-credentials';
 import { ALERTS_COLLECTION, MongoAlertStore } from './mongo-alert-store';
 import { MongoReadModel } from './mongo-read-model';
 import { systemQueueNames } from './queue-catalog';
@@ -36,6 +37,9 @@ const fixedClock = (start: string): Clock & { advance(ms: number): void } => {
   return { now: () => now, advance: (ms) => void (now += ms) };
 };
 
+
+const VIEWER_TOKEN = 'viewer-token-0123456789';
+const AS_VIEWER = { authorization: `Bearer ${VIEWER_TOKEN}` };
 describe('storing the alerts the dashboard consumes (embedded MongoDB, private Redis)', () => {
   let stack: TestStack;
   let db: Db;
@@ -121,6 +125,7 @@ describe('storing the alerts the dashboard consumes (embedded MongoDB, private R
         alerts: store,
         queues: systemQueueNames(['inventory']).map((n) => bus.queue(n)),
         commands: new FakeCommandSender(),
+        auth: new DashboardCredentials([{ role: 'viewer', token: VIEWER_TOKEN }]),
         logger: silent,
         redisReady: () => bus.isReady(),
         instanceId: 'dashboard-test',
@@ -141,11 +146,11 @@ describe('storing the alerts the dashboard consumes (embedded MongoDB, private R
       await bus.send(QueueNames.alerts, alert('D-2', { kind: 'CompensationFailed' }), { jobId: 'p-D-2.5.1' });
       await stack.waitFor(() => alerts.findOne({ _id: 'p-D-2.5.1' }), { timeoutMs: 10_000, description: 'the second alert stored' });
 
-      const res = await fetch(`${base}/api/alerts?limit=1`);
+      const res = await fetch(`${base}/api/alerts?limit=1`, { headers: AS_VIEWER });
       expect(res.status).toBe(200);
       const body = (await res.json()) as { alerts: { id: string; receivedAt: string; data: Alert }[] };
       expect(body.alerts).toEqual([{ id: 'p-D-2.5.1', receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), data: alert('D-2', { kind: 'CompensationFailed' }) }]);
-      expect(((await (await fetch(`${base}/api/alerts`)).json()) as { alerts: { id: string }[] }).alerts.map((a) => a.id)).toEqual(['p-D-2.5.1', 'p-D-1.3.0']);
+      expect(((await (await fetch(`${base}/api/alerts`, { headers: AS_VIEWER })).json()) as { alerts: { id: string }[] }).alerts.map((a) => a.id)).toEqual(['p-D-2.5.1', 'p-D-1.3.0']);
       // Consumed, not left waiting in the queue for ever.
       await stack.waitFor(async () => (await bus.queue(QueueNames.alerts).getWaitingCount()) === 0, { timeoutMs: 10_000, description: 'no alert left waiting' });
     });

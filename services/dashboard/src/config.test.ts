@@ -1,36 +1,72 @@
 import { ConfigError, loadConfig } from '@sas/runtime';
 import { DashboardConfig } from './config';
 
+/** The least environment the dashboard starts with: one operator token. */
+const SIGNED = { DASHBOARD_TOKENS: 'operator:0123456789abcdef' };
+
 describe('DashboardConfig', () => {
   it('defaults to port 4000 on loopback, the three built-in agents and a 15 s command timeout', () => {
-    const config = loadConfig(DashboardConfig, {});
+    const config = loadConfig(DashboardConfig, SIGNED);
     expect(config).toMatchObject({ PORT: 4000, HOST: '127.0.0.1', AGENTS: ['inventory', 'payment', 'shipping'], COMMAND_TIMEOUT_MS: 15_000 });
   });
 
   it('consumes alerts and keeps them 30 days unless told otherwise', () => {
-    expect(loadConfig(DashboardConfig, {})).toMatchObject({ ALERTS_CONSUME: true, ALERTS_RETENTION_MS: 30 * 24 * 60 * 60 * 1000 });
-    expect(loadConfig(DashboardConfig, { ALERTS_CONSUME: 'false', ALERTS_RETENTION_MS: '3600000' })).toMatchObject({ ALERTS_CONSUME: false, ALERTS_RETENTION_MS: 3_600_000 });
+    expect(loadConfig(DashboardConfig, SIGNED)).toMatchObject({ ALERTS_CONSUME: true, ALERTS_RETENTION_MS: 30 * 24 * 60 * 60 * 1000 });
+    expect(loadConfig(DashboardConfig, { ...SIGNED, ALERTS_CONSUME: 'false', ALERTS_RETENTION_MS: '3600000' })).toMatchObject({ ALERTS_CONSUME: false, ALERTS_RETENTION_MS: 3_600_000 });
   });
 
   it('refuses an ALERTS_CONSUME that is not true or false, and a retention that is not a positive number of ms', () => {
-    expect(() => loadConfig(DashboardConfig, { ALERTS_CONSUME: 'yes' })).toThrow(/ALERTS_CONSUME must be 'true' or 'false'/);
-    expect(() => loadConfig(DashboardConfig, { ALERTS_RETENTION_MS: '0' })).toThrow(/ALERTS_RETENTION_MS: .*\(got '0'\)/);
+    expect(() => loadConfig(DashboardConfig, { ...SIGNED, ALERTS_CONSUME: 'yes' })).toThrow(/ALERTS_CONSUME must be 'true' or 'false'/);
+    expect(() => loadConfig(DashboardConfig, { ...SIGNED, ALERTS_RETENTION_MS: '0' })).toThrow(/ALERTS_RETENTION_MS: .*\(got '0'\)/);
   });
 
   it('reads a comma list of agents, trimming spaces and dropping empty entries', () => {
-    expect(loadConfig(DashboardConfig, { AGENTS: ' payment, fraud-check ,,' }).AGENTS).toEqual(['payment', 'fraud-check']);
+    expect(loadConfig(DashboardConfig, { ...SIGNED, AGENTS: ' payment, fraud-check ,,' }).AGENTS).toEqual(['payment', 'fraud-check']);
   });
 
   it('refuses an agent name that cannot be part of a queue name, naming the variable', () => {
-    expect(() => loadConfig(DashboardConfig, { AGENTS: 'payment,bad:name' })).toThrow(ConfigError);
-    expect(() => loadConfig(DashboardConfig, { AGENTS: 'payment,bad:name' })).toThrow(/AGENTS.*letters, digits/);
+    expect(() => loadConfig(DashboardConfig, { ...SIGNED, AGENTS: 'payment,bad:name' })).toThrow(ConfigError);
+    expect(() => loadConfig(DashboardConfig, { ...SIGNED, AGENTS: 'payment,bad:name' })).toThrow(/AGENTS.*letters, digits/);
   });
 
   it('refuses an empty agent list with what to write instead', () => {
-    expect(() => loadConfig(DashboardConfig, { AGENTS: ' , ' })).toThrow(/AGENTS must name at least one agent/);
+    expect(() => loadConfig(DashboardConfig, { ...SIGNED, AGENTS: ' , ' })).toThrow(/AGENTS must name at least one agent/);
   });
 
   it('refuses a port that is not a port, showing what it got', () => {
-    expect(() => loadConfig(DashboardConfig, { PORT: 'eighty' })).toThrow(/PORT: .*\(got 'eighty'\)/);
+    expect(() => loadConfig(DashboardConfig, { ...SIGNED, PORT: 'eighty' })).toThrow(/PORT: .*\(got 'eighty'\)/);
+  });
+
+  describe('access control', () => {
+    it('refuses to start without tokens, saying how to set them or to turn login off', () => {
+      expect(() => loadConfig(DashboardConfig, {})).toThrow(ConfigError);
+      expect(() => loadConfig(DashboardConfig, { DASHBOARD_TOKENS: ' , ' })).toThrow(
+        /DASHBOARD_TOKENS: no dashboard tokens are configured; set DASHBOARD_TOKENS=operator:<token>\[,viewer:<token>\] \(tokens of at least 16 characters.*or DASHBOARD_AUTH=off to serve without login/,
+      );
+    });
+
+    it('reads role:token and role:name:token entries', () => {
+      const config = loadConfig(DashboardConfig, { DASHBOARD_TOKENS: 'viewer:0123456789abcdef, operator:alice:fedcba9876543210' });
+      expect(config.DASHBOARD_AUTH).toBe('on');
+      expect(config.DASHBOARD_TOKENS).toEqual([
+        { role: 'viewer', token: '0123456789abcdef' },
+        { role: 'operator', name: 'alice', token: 'fedcba9876543210' },
+      ]);
+    });
+
+    it('refuses a token shorter than 16 characters, naming the variable but not repeating the token', () => {
+      const load = (): unknown => loadConfig(DashboardConfig, { DASHBOARD_TOKENS: 'operator:0123456789abcdef,viewer:short-secret' });
+      expect(load).toThrow(/DASHBOARD_TOKENS\.1: DASHBOARD_TOKENS: the viewer token is 12 characters; each token must be at least 16/);
+      expect(load).not.toThrow(/short-secret/);
+    });
+
+    it('refuses an entry without a known role', () => {
+      expect(() => loadConfig(DashboardConfig, { DASHBOARD_TOKENS: 'admin:0123456789abcdef' })).toThrow(/must be role:token or role:name:token with role viewer or operator/);
+    });
+
+    it('serves without login only when DASHBOARD_AUTH=off is said, and not with tokens as well', () => {
+      expect(loadConfig(DashboardConfig, { DASHBOARD_AUTH: 'off' })).toMatchObject({ DASHBOARD_AUTH: 'off', DASHBOARD_TOKENS: [] });
+      expect(() => loadConfig(DashboardConfig, { ...SIGNED, DASHBOARD_AUTH: 'off' })).toThrow(/DASHBOARD_AUTH=off but DASHBOARD_TOKENS is set; unset one of them/);
+    });
   });
 });

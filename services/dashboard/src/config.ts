@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CommonConfig } from '@sas/runtime';
+import { DashboardTokenEntry } from './dashboard-credentials';
 
 /** An agent name becomes part of a queue name (`agent.<name>.requests`), so it has the same alphabet. */
 const AgentName = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'each agent name must be letters, digits, _ or - (a comma list: inventory,payment)');
@@ -8,7 +9,8 @@ const AgentName = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'each agent name mu
  * Environment of the dashboard service. `PROBE_PORT` from the common fields is not used: the
  * dashboard serves `/healthz` and `/readyz` on its own port.
  */
-export const DashboardConfig = z.object({
+export const DashboardConfig = z
+  .object({
   ...CommonConfig,
   /** HTTP port of the page, the API and bull-board; 0 picks a free port (tests, the local launcher). */
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -32,5 +34,30 @@ export const DashboardConfig = z.object({
     .transform((v) => v === 'true'),
   /** How long a stored alert stays before MongoDB's TTL removes it; 30 days. Applies to alerts stored from then on. */
   ALERTS_RETENTION_MS: z.coerce.number().int().positive().default(30 * 24 * 60 * 60 * 1000),
-});
+  /**
+   * Who may use the dashboard: a comma list of `role:token` or `role:name:token`, role `viewer`
+   * (read only) or `operator` (also resubmit, cancel, bull-board retries); tokens at least 16
+   * characters. Required unless `DASHBOARD_AUTH=off`.
+   */
+  DASHBOARD_TOKENS: z
+    .string()
+    .default('')
+    .transform((list) => list.split(',').map((t) => t.trim()).filter((t) => t.length > 0))
+    .pipe(z.array(DashboardTokenEntry)),
+  /** `off` runs without any login (anyone reaching the port may cancel orders); only said explicitly. */
+  DASHBOARD_AUTH: z.enum(['on', 'off'], { message: "DASHBOARD_AUTH must be 'on' or 'off'" }).default('on'),
+})
+  .superRefine((c, ctx) => {
+    if (c.DASHBOARD_AUTH === 'on' && c.DASHBOARD_TOKENS.length === 0) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['DASHBOARD_TOKENS'],
+        message:
+          'no dashboard tokens are configured; set DASHBOARD_TOKENS=operator:<token>[,viewer:<token>] (tokens of at least 16 characters, e.g. from openssl rand -hex 16), or DASHBOARD_AUTH=off to serve without login on a trusted network',
+      });
+    }
+    if (c.DASHBOARD_AUTH === 'off' && c.DASHBOARD_TOKENS.length > 0) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['DASHBOARD_AUTH'], message: 'DASHBOARD_AUTH=off but DASHBOARD_TOKENS is set; unset one of them' });
+    }
+  });
 export type DashboardConfig = z.infer<typeof DashboardConfig>;

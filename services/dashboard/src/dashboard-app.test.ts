@@ -8,10 +8,15 @@ import { uniqueName } from '@sas/testkit';
 import { pino } from 'pino';
 import { alertRecord, type AlertRecord } from './alert-record';
 import { createDashboardApp } from './dashboard-app';
+import { DashboardCredentials } from './dashboard-credentials';
 import { systemQueueNames } from './queue-catalog';
 import { FakeCommandSender } from './test-support/fake-command-sender';
 import { FakeReadModel } from './test-support/fake-read-model';
 import { historyEntry, processDoc } from './test-support/process-doc';
+
+/** Every request here is made as this operator; `dashboard-access.test.ts` covers who may do what. */
+const TOKEN = 'alice-token-0123456789';
+const AS_ALICE = { authorization: `Bearer ${TOKEN}` };
 
 describe('the dashboard app (fake store and schedulers, private Redis)', () => {
   let redis: RedisServer;
@@ -25,14 +30,14 @@ describe('the dashboard app (fake store and schedulers, private Redis)', () => {
   let alertLimits: number[];
 
   const get = async (path: string): Promise<{ status: number; body: Record<string, unknown>; text: string; headers: Headers }> => {
-    const res = await fetch(`${base}${path}`);
+    const res = await fetch(`${base}${path}`, { headers: AS_ALICE });
     const text = await res.text();
     let body: Record<string, unknown> = {};
     if ((res.headers.get('content-type') ?? '').includes('json')) body = JSON.parse(text) as Record<string, unknown>;
     return { status: res.status, body, text, headers: res.headers };
   };
   const post = async (path: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const res = await fetch(`${base}${path}`, { method: 'POST', body, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers } });
+    const res = await fetch(`${base}${path}`, { method: 'POST', body, headers: body === undefined ? { ...AS_ALICE, ...headers } : { ...AS_ALICE, 'content-type': 'application/json', ...headers } });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
 
@@ -59,6 +64,7 @@ describe('the dashboard app (fake store and schedulers, private Redis)', () => {
       },
       queues: systemQueueNames(['inventory', 'payment']).map((n) => bus.queue(n)),
       commands,
+      auth: new DashboardCredentials([{ role: 'operator', name: 'alice', token: TOKEN }]),
       logger: pino({ level: 'silent' }),
       redisReady: () => bus.isReady(),
       instanceId: 'dashboard-test',
@@ -133,19 +139,19 @@ describe('the dashboard app (fake store and schedulers, private Redis)', () => {
   });
 
   describe('resubmit and cancel', () => {
-    it('sends the command for the process found by orderId, naming the operator and the reason, and answers the result', async () => {
+    it('sends the command for the process found by orderId, naming the signed-in operator and the reason, and answers the result', async () => {
       seed();
-      const res = await post('/api/processes/A-2/resubmit', JSON.stringify({ by: 'alice', reason: 'remote fixed' }));
+      const res = await post('/api/processes/A-2/resubmit', JSON.stringify({ by: 'bob', reason: 'remote fixed' }));
       expect(res.status).toBe(200);
-      expect(commands.sent).toEqual([{ command: 'resubmit', processId: 'p2', by: 'alice', reason: 'remote fixed' }]);
-      expect(res.body).toEqual({ schemaVersion: SCHEMA_VERSION, processId: 'p2', command: 'resubmit', ok: true, message: 'resubmit by alice' });
+      expect(commands.sent).toEqual([{ command: 'resubmit', processId: 'p2', by: 'operator:alice', reason: 'remote fixed' }]);
+      expect(res.body).toEqual({ schemaVersion: SCHEMA_VERSION, processId: 'p2', command: 'resubmit', ok: true, message: 'resubmit by operator:alice' });
     });
 
     it('accepts a request without a body', async () => {
       seed();
       const res = await post('/api/processes/p2/cancel');
       expect(res.status).toBe(200);
-      expect(commands.sent).toEqual([{ command: 'cancel', processId: 'p2', by: 'operator via dashboard' }]);
+      expect(commands.sent).toEqual([{ command: 'cancel', processId: 'p2', by: 'operator:alice' }]);
     });
 
     it('answers 409 with the scheduler’s reason when it refuses', async () => {

@@ -9,6 +9,7 @@ import type { AlertStore } from './alert-store';
 import { apiErrorHandler, apiNotFound } from './api-errors';
 import type { CommandSender } from './command-sender';
 import { pageSecurityPolicy, renderDashboardPage } from './dashboard-page';
+import { type DashboardAuth, loginRoute, principalOf, requireAccess } from './dashboard-access';
 import { healthRoutes } from './health-routes';
 import { overviewRoutes } from './overview-routes';
 import { processRoutes } from './process-routes';
@@ -24,6 +25,11 @@ export interface DashboardAppDeps {
   /** Every system queue (see `systemQueueNames`); must include `alerts` and `dead-letter`. */
   queues: readonly Queue[];
   commands: CommandSender;
+  /**
+   * Who may use the dashboard: the configured tokens (see `DASHBOARD_TOKENS`), or `'off'` only
+   * when `DASHBOARD_AUTH=off` says so explicitly.
+   */
+  auth: DashboardAuth;
   logger: Logger;
   /** Whether the Redis connection is up, for `/readyz`. */
   redisReady: () => boolean;
@@ -38,8 +44,9 @@ export interface DashboardAppDeps {
 export const BULL_BOARD_PATH = '/queues';
 
 /**
- * Builds the operator surface: bull-board at `/queues` (not read-only: operators retry failed jobs
- * there), the JSON API under `/api`, the page at `/`, and `/healthz` `/readyz`. It only reads the
+ * Builds the operator surface: bull-board at `/queues` (read-write for operators, who retry failed
+ * jobs there; read-only for viewers), the JSON API under `/api`, the page at `/`, `/login`, and
+ * the open probes `/healthz` `/readyz`. Everything but the probes and `/login` needs a token. It only reads the
  * store and the queues; changes go to schedulers as operator commands. (Consuming alerts is wired
  * beside it in `main.ts`, see `AlertInbox`.)
  *
@@ -54,17 +61,14 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
   app.disable('x-powered-by');
   const inspector = new QueueInspector(deps.queues);
 
-  const board = new ExpressAdapter();
-  board.setBasePath(BULL_BOARD_PATH);
-  createBullBoard({
-    queues: deps.queues.map((q) => new BullMQAdapter(q)),
-    serverAdapter: board,
-    options: { uiConfig: { boardTitle: 'sas queues' } },
-  });
+  const operatorBoard = bullBoard(deps.queues, false);
+  const viewerBoard = bullBoard(deps.queues, true);
 
   app.use(healthRoutes({ readModel: deps.readModel, redisReady: deps.redisReady }));
+  app.use(loginRoute(deps.auth));
+  app.use(requireAccess(deps.auth));
   app.use(sameOriginGuard);
-  app.use(BULL_BOARD_PATH, board.getRouter());
+  app.use(BULL_BOARD_PATH, (req, res, next) => (principalOf(res)?.role === 'viewer' ? viewerBoard : operatorBoard)(req, res, next));
   app.use('/api', express.json({ limit: '16kb' }));
   app.use('/api/processes', processRoutes({ readModel: deps.readModel, commands: deps.commands, logger: deps.logger }));
   app.use('/api', overviewRoutes({ readModel: deps.readModel, inspector, alerts: deps.alerts, now: deps.now ?? (() => new Date()) }));
@@ -79,4 +83,16 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
   });
   app.use(apiErrorHandler(deps.logger));
   return app;
+}
+
+/** A bull-board over every queue; read-only boards refuse retries, cleans and deletes (405). */
+function bullBoard(queues: readonly Queue[], readOnlyMode: boolean): ReturnType<ExpressAdapter['getRouter']> {
+  const board = new ExpressAdapter();
+  board.setBasePath(BULL_BOARD_PATH);
+  createBullBoard({
+    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode })),
+    serverAdapter: board,
+    options: { uiConfig: { boardTitle: readOnlyMode ? 'sas queues (read-only)' : 'sas queues' } },
+  });
+  return board.getRouter();
 }

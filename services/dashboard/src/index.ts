@@ -26,6 +26,8 @@ export * from './summary';
 export * from './command-sender';
 export * from './scheduler-command-sender';
 export * from './api-errors';
+export * from './dashboard-credentials';
+export * from './dashboard-access';
 export * from './same-origin-guard';
 export * from './health-routes';
 export * from './process-routes';

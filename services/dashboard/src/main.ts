@@ -5,6 +5,7 @@ import { alertConsumerSpec } from './alert-consumer-spec';
 import { AlertInbox } from './alert-inbox';
 import { DashboardConfig } from './config';
 import { createDashboardApp } from './dashboard-app';
+import { DashboardCredentials } from './dashboard-credentials';
 import { DashboardServer } from './dashboard-server';
 import { MongoAlertStore } from './mongo-alert-store';
 import { MongoReadModel } from './mongo-read-model';
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
     alerts,
     queues: systemQueueNames(config.AGENTS).map((name) => bus.queue(name)),
     commands: new SchedulerCommandSender({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, timeoutMs: config.COMMAND_TIMEOUT_MS }),
+    auth: config.DASHBOARD_AUTH === 'off' ? 'off' : new DashboardCredentials(config.DASHBOARD_TOKENS),
     logger,
     redisReady: () => bus.isReady(),
     instanceId,
@@ -40,7 +42,9 @@ async function main(): Promise<void> {
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   installShutdown(logger, [server, { name: 'bus', close: () => bus.close() }, { name: 'store', close: () => store.close() }]);
-  logger.info({ port, url, queues: systemQueueNames(config.AGENTS), consumesAlerts: config.ALERTS_CONSUME }, 'dashboard ready');
+  if (config.DASHBOARD_AUTH === 'off') logger.warn('DASHBOARD_AUTH=off: anyone who reaches this port can read, resubmit and cancel');
+  const roles = config.DASHBOARD_TOKENS.map((t) => t.role);
+  logger.info({ port, url, auth: config.DASHBOARD_AUTH, viewers: roles.filter((r) => r === 'viewer').length, operators: roles.filter((r) => r === 'operator').length, queues: systemQueueNames(config.AGENTS), consumesAlerts: config.ALERTS_CONSUME }, 'dashboard ready');
 }
 
 main().catch((err: unknown) => {

@@ -31,6 +31,11 @@ describe('who the operator command names', () => {
     expect(operatorBy({ by: 'alice' })).toBe('alice');
   });
 
+  it('is the authenticated caller when there is one, whatever the body names', () => {
+    expect(operatorBy({ by: 'alice' }, 'operator:3fa9c1')).toBe('operator:3fa9c1');
+    expect(operatorBy({}, 'operator:bob')).toBe('operator:bob');
+  });
+
   it('is the dashboard default when nobody is named', () => {
     expect(operatorBy({})).toBe(DEFAULT_OPERATOR);
     expect(operatorBy({ reason: 'stuck' })).toBe(DEFAULT_OPERATOR);

@@ -20,7 +20,10 @@ export const ProcessIdParams = z.object({
   id: z.string().min(1, 'give a process id or an orderId').max(200, 'a process id or orderId is at most 200 characters'),
 });
 
-/** The `by` the operator command carries: the named operator, or the dashboard's default. */
-export function operatorBy(body: OperatorRequestBody): string {
-  return body.by ?? DEFAULT_OPERATOR;
+/**
+ * The `by` the operator command carries: the authenticated caller when there is one (a body's
+ * `by` cannot speak for someone else), else (`DASHBOARD_AUTH=off`) the named operator or the default.
+ */
+export function operatorBy(body: OperatorRequestBody, principal?: string): string {
+  return principal ?? body.by ?? DEFAULT_OPERATOR;
 }

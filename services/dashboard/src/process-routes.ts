@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { OperatorCommand } from '@sas/contracts';
 import { sendError } from './api-errors';
+import { principalOf } from './dashboard-access';
 import type { CommandSender } from './command-sender';
 import { OperatorRequestBody, ProcessIdParams, operatorBy } from './operator-request';
 import { parseInput } from './parse-input';
@@ -52,7 +53,7 @@ export function processRoutes(deps: ProcessRoutesDeps): Router {
     if (!body.ok) return sendError(res, 400, body.error);
     const doc = await deps.readModel.find(params.data.id);
     if (!doc) return sendError(res, 404, notFound(params.data.id));
-    const by = operatorBy(body.data);
+    const by = operatorBy(body.data, principalOf(res)?.id);
     const outcome = await deps.commands.send(name, doc._id, by, body.data.reason);
     deps.logger.info({ command: name, processId: doc._id, by, answered: outcome.answered, ok: outcome.answered && outcome.result.ok }, 'operator command');
     if (!outcome.answered) {

@@ -54,7 +54,8 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     system = await LocalSystem.start({ root: findWorkspaceRoot(), env, logDir, log, topology: { dashboard: 1 } });
     const dashboardUrl = dashboardUrlOf(system);
     out(`  all ${system.all.length} processes ready (remote-sim at ${system.remoteSimUrl})`);
-    out(`  dashboard: ${dashboardUrl}/  (bull-board: ${dashboardUrl}/queues)`);
+    const loginUrl = system.dashboardToken ? `${dashboardUrl}/login?token=${system.dashboardToken}` : `${dashboardUrl}/`;
+    out(`  dashboard: ${loginUrl}  (signs you in as operator; bull-board: ${dashboardUrl}/queues)`);
 
     const replyTo = `demo.status.${runId}`;
     const orders = demoOrders(runId, options.orders, replyTo);
@@ -118,7 +119,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       out('');
       out('The stack keeps running (--keep). Point the CLI at it with:');
       out(`  export REDIS_URL=${redisUrl} MONGO_URL='${mongo.url}' MONGO_DB=${env.MONGO_DB} QUEUE_PREFIX=${env.QUEUE_PREFIX}`);
-      out(`  dashboard: ${dashboardUrl}/   remote-sim: ${system.remoteSimUrl}/ledger   Press Ctrl-C to stop.`);
+      out(`  dashboard: ${loginUrl}   remote-sim: ${system.remoteSimUrl}/ledger   Press Ctrl-C to stop.`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', () => resolve());
         process.once('SIGTERM', () => resolve());

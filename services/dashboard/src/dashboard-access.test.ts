@@ -1,0 +1,191 @@
+import { createHash } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Bus } from '@sas/bus';
+import { systemClock } from '@sas/runtime';
+import { startRedis, type RedisServer } from '@sas/stack';
+import { uniqueName } from '@sas/testkit';
+import { pino } from 'pino';
+import { type DashboardAuth } from './dashboard-access';
+import { createDashboardApp } from './dashboard-app';
+import { DashboardCredentials } from './dashboard-credentials';
+import { systemQueueNames } from './queue-catalog';
+import { FakeCommandSender } from './test-support/fake-command-sender';
+import { FakeReadModel } from './test-support/fake-read-model';
+import { processDoc } from './test-support/process-doc';
+
+const OPERATOR = 'operator-token-0123456789';
+const VIEWER = 'viewer-token-0123456789ab';
+const AGENTS = ['inventory'];
+
+describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
+  let redis: RedisServer;
+  let bus: Bus;
+  let server: Server | undefined;
+  let base: string;
+  let commands: FakeCommandSender;
+
+  const call = async (
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+    body?: string,
+  ): Promise<{ status: number; body: Record<string, unknown>; text: string; headers: Headers }> => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      body,
+      redirect: 'manual',
+    });
+    const text = await res.text();
+    const json = (res.headers.get('content-type') ?? '').includes('json')
+      ? (JSON.parse(text) as Record<string, unknown>)
+      : {};
+    return { status: res.status, body: json, text, headers: res.headers };
+  };
+  const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
+
+  const serve = async (auth: DashboardAuth): Promise<void> => {
+    const readModel = new FakeReadModel();
+    readModel.processes = [processDoc({ _id: 'p1', orderId: 'A-1', state: 'Error' })];
+    commands = new FakeCommandSender();
+    const app = createDashboardApp({
+      readModel,
+      alerts: { newest: async () => [] },
+      queues: systemQueueNames(AGENTS).map((n) => bus.queue(n)),
+      commands,
+      auth,
+      logger: pino({ level: 'silent' }),
+      redisReady: () => bus.isReady(),
+      instanceId: 'access-test',
+      queuePrefix: 'sas-test',
+    });
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server!.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    bus = new Bus({
+      redisUrl: redis.url,
+      prefix: uniqueName('dashboard-access'),
+      instanceId: 'test',
+      logger: pino({ level: 'silent' }),
+      clock: systemClock,
+    });
+  });
+  afterAll(async () => {
+    await bus?.close();
+    await redis?.stop();
+  });
+  beforeEach(() =>
+    serve(
+      new DashboardCredentials([
+        { role: 'operator', token: OPERATOR },
+        { role: 'viewer', name: 'val', token: VIEWER },
+      ]),
+    ),
+  );
+  afterEach(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    await Promise.all(systemQueueNames(AGENTS).map((n) => bus.queue(n).obliterate({ force: true })));
+  });
+
+  it('answers 401 without valid credentials: a JSON error for the APIs, a sign-in page for the browser', async () => {
+    for (const [path, headers] of [
+      ['/api/processes', {}],
+      ['/api/processes', bearer('not-a-configured-token-at-all')],
+      ['/queues/api/queues', {}],
+    ] as const) {
+      const res = await call('GET', path, headers);
+      expect(res.status).toBe(401);
+      expect(res.body['error']).toMatch(
+        /^Not signed in: GET \/(api|queues\/api)\/\S+ needs Authorization: Bearer <token>/,
+      );
+    }
+    const page = await call('GET', '/');
+    expect(page.status).toBe(401);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.text).toContain('/login?token=&lt;your token&gt;');
+    expect((await call('GET', '/queues')).status).toBe(401);
+    expect((await call('POST', '/api/processes/p1/cancel', {}, '{}')).status).toBe(401);
+    expect(commands.sent).toEqual([]);
+  });
+
+  it('keeps /healthz and /readyz open for probes', async () => {
+    expect((await call('GET', '/healthz')).status).toBe(200);
+    expect((await call('GET', '/readyz')).status).toBe(200);
+  });
+
+  it('lets a viewer read but answers 403 to a viewer’s resubmit and sends nothing', async () => {
+    expect((await call('GET', '/api/processes', bearer(VIEWER))).status).toBe(200);
+    expect((await call('GET', '/', bearer(VIEWER))).status).toBe(200);
+    const res = await call('POST', '/api/processes/p1/resubmit', bearer(VIEWER), '{}');
+    expect(res.status).toBe(403);
+    expect(res.body['error']).toBe(
+      'viewer:val may only read; POST /api/processes/p1/resubmit needs a token with the operator role',
+    );
+    expect(commands.sent).toEqual([]);
+  });
+
+  it('gives a viewer a read-only bull-board that refuses retries, and an operator a read-write one', async () => {
+    const viewerQueues = (await call('GET', '/queues/api/queues', bearer(VIEWER))).body['queues'] as {
+      readOnlyMode: boolean;
+    }[];
+    expect(viewerQueues.length).toBeGreaterThan(0);
+    expect(viewerQueues.every((q) => q.readOnlyMode)).toBe(true);
+    const refused = await call('PUT', '/queues/api/queues/submission/retry/failed', bearer(VIEWER));
+    expect(refused.status).toBe(403);
+    expect(refused.body['error']).toMatch(
+      /^viewer:val may only read; PUT \/queues\/api\/queues\/submission\/retry\/failed needs a token with the operator role/,
+    );
+    const operatorQueues = (await call('GET', '/queues/api/queues', bearer(OPERATOR))).body['queues'] as {
+      readOnlyMode: boolean;
+    }[];
+    expect(operatorQueues.every((q) => !q.readOnlyMode)).toBe(true);
+    expect((await call('PUT', '/queues/api/queues/submission/retry/failed', bearer(OPERATOR))).status).toBe(
+      200,
+    );
+  });
+
+  it('names the authenticated operator in the command, whatever the body says', async () => {
+    const res = await call(
+      'POST',
+      '/api/processes/A-1/resubmit',
+      bearer(OPERATOR),
+      JSON.stringify({ by: 'somebody-else', reason: 'remote fixed' }),
+    );
+    expect(res.status).toBe(200);
+    const id = `operator:${createHash('sha256').update(OPERATOR).digest('hex').slice(0, 6)}`;
+    expect(commands.sent).toEqual([{ command: 'resubmit', processId: 'p1', by: id, reason: 'remote fixed' }]);
+  });
+
+  it('signs a browser in with /login?token=…: an HttpOnly SameSite=Strict cookie without the token, then / ', async () => {
+    const login = await call('GET', `/login?token=${OPERATOR}`);
+    expect(login.status).toBe(303);
+    expect(login.headers.get('location')).toBe('/');
+    const setCookie = login.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^sas_dashboard=[\w-]+; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(setCookie).not.toContain(OPERATOR);
+    const cookie = { cookie: setCookie.split(';')[0]! };
+    expect((await call('GET', '/', cookie)).status).toBe(200);
+    expect((await call('POST', '/api/processes/p1/cancel', cookie)).status).toBe(200);
+    expect(commands.sent.map((s) => s.by)).toEqual([expect.stringMatching(/^operator:[0-9a-f]{6}$/)]);
+
+    const wrong = await call('GET', '/login?token=wrong-token-wrong-token');
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('set-cookie')).toBeNull();
+    expect((await call('GET', '/api/processes', { cookie: 'sas_dashboard=forged' })).status).toBe(401);
+  });
+
+  it('serves everything without a login only when DASHBOARD_AUTH=off, keeping the body’s operator name', async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    await serve('off');
+    expect((await call('GET', '/api/processes')).status).toBe(200);
+    expect((await call('POST', '/api/processes/p1/cancel', {}, JSON.stringify({ by: 'alice' }))).status).toBe(
+      200,
+    );
+    expect(commands.sent.map((s) => s.by)).toEqual(['alice']);
+  });
+});
