@@ -56,7 +56,7 @@ describe('DashboardConfig', () => {
 
     it('refuses a token shorter than 16 characters, naming the variable but not repeating the token', () => {
       const load = (): unknown => loadConfig(DashboardConfig, { DASHBOARD_TOKENS: 'operator:0123456789abcdef,viewer:short-secret' });
-      expect(load).toThrow(/DASHBOARD_TOKENS\.1: DASHBOARD_TOKENS: the viewer token is 12 characters; each token must be at least 16/);
+      expect(load).toThrow(/DASHBOARD_TOKENS\.1: the viewer token is 12 characters; each DASHBOARD_TOKENS token must be at least 16/);
       expect(load).not.toThrow(/short-secret/);
     });
 

@@ -35,7 +35,7 @@ export const DashboardTokenEntry = z.string().transform((entry, ctx) => {
   if (token.length < MIN_TOKEN_LENGTH) {
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
-      message: `DASHBOARD_TOKENS: the ${role.data} token is ${token.length} characters; each token must be at least ${MIN_TOKEN_LENGTH} (generate one with: openssl rand -hex 16)`,
+      message: `the ${role.data} token is ${token.length} characters; each DASHBOARD_TOKENS token must be at least ${MIN_TOKEN_LENGTH} (generate one with: openssl rand -hex 16)`,
     });
     return z.NEVER;
   }
