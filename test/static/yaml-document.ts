@@ -1,4 +1,11 @@
-import { parseAllDocuments, type DocumentOptions, type ParseOptions, type ScalarTag, type SchemaOptions, type ToJSOptions } from 'yaml';
+import {
+  parseAllDocuments,
+  type DocumentOptions,
+  type ParseOptions,
+  type ScalarTag,
+  type SchemaOptions,
+  type ToJSOptions,
+} from 'yaml';
 
 /**
  * YAML for the static checks: docker-compose.yml, pnpm-workspace.yaml and the Kubernetes
@@ -71,7 +78,8 @@ export function parseYamlDocuments(source: string, file: string): YamlValue[] {
 /** Parses a file that must hold exactly one document. */
 export function parseYaml(source: string, file: string): YamlValue {
   const documents = parseYamlDocuments(source, file);
-  if (documents.length !== 1) throw new InvalidYamlError(`expected one YAML document, found ${documents.length}`, file);
+  if (documents.length !== 1)
+    throw new InvalidYamlError(`expected one YAML document, found ${documents.length}`, file);
   return documents[0] ?? null;
 }
 
@@ -87,9 +95,16 @@ function toYamlValue(value: unknown, file: string, path: string): YamlValue {
   if (Array.isArray(value)) return value.map((item: unknown, i) => toYamlValue(item, file, `${path}[${i}]`));
   if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     const map: YamlMap = {};
-    for (const [key, item] of Object.entries(value)) map[key] = toYamlValue(item, file, path ? `${path}.${key}` : key);
+    for (const [key, item] of Object.entries(value))
+      map[key] = toYamlValue(item, file, path ? `${path}.${key}` : key);
     return map;
   }
-  const shown = typeof value === 'object' ? Object.prototype.toString.call(value).slice(8, -1) : `${typeof value} ${String(value)}`;
-  throw new InvalidYamlError(`${path || 'the document'} is ${shown}, not a mapping, sequence or plain scalar`, file);
+  const shown =
+    typeof value === 'object'
+      ? Object.prototype.toString.call(value).slice(8, -1)
+      : `${typeof value} ${String(value)}`;
+  throw new InvalidYamlError(
+    `${path || 'the document'} is ${shown}, not a mapping, sequence or plain scalar`,
+    file,
+  );
 }
