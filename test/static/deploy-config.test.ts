@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { copySources, dockerIgnoreMatcher, readDockerfile } from './dockerfile-reader';
-import { isYamlMap, type YamlMap } from './mini-yaml';
+import { isYamlMap, type YamlMap } from './yaml-document';
 import {
   ROOT,
   declaredEnv,

@@ -1,5 +1,5 @@
 import { QueueNames } from '@sas/contracts';
-import { isYamlMap, type YamlMap } from './mini-yaml';
+import { isYamlMap, type YamlMap } from './yaml-document';
 import { at, effectiveEnv, manifestFiles, mapsAt, probePort, readManifests, type Manifest } from './k8s-manifests';
 import {
   commonConfigKeys,

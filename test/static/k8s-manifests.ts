@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { isYamlMap, parseYamlDocuments, type YamlMap, type YamlValue } from './mini-yaml';
+import { isYamlMap, parseYamlDocuments, type YamlMap, type YamlValue } from './yaml-document';
 import { ROOT, readText } from './workspace-facts';
 
 /**
@@ -20,7 +20,7 @@ export interface Manifest {
 export function readManifests(sub = ''): Manifest[] {
   const dir = join('deploy', 'k8s', sub);
   return manifestFiles(sub).flatMap((file) =>
-    parseYamlDocuments(readText(join(dir, file))).map((doc) => {
+    parseYamlDocuments(readText(join(dir, file)), join(dir, file)).map((doc) => {
       if (!isYamlMap(doc)) throw new Error(`${dir}/${file}: a document is not a mapping`);
       const metadata = doc['metadata'];
       return { file, kind: String(doc['kind']), name: String(isYamlMap(metadata) ? metadata['name'] : ''), doc };

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isYamlMap, parseYaml, type YamlMap, type YamlValue } from './mini-yaml';
+import { isYamlMap, parseYaml, type YamlMap, type YamlValue } from './yaml-document';
 
 /**
  * What the deployment files must agree with, read from the workspace itself (sources as text,
@@ -16,9 +16,9 @@ export function readText(path: string): string {
   return readFileSync(join(ROOT, path), 'utf8');
 }
 
-/** Reads a YAML file under the root with the subset reader. */
+/** Reads a single-document YAML file under the root; invalid YAML throws, naming the file and line. */
 export function readYaml(path: string): YamlValue {
-  return parseYaml(readText(path));
+  return parseYaml(readText(path), path);
 }
 
 /** Directory names under services/ that have a `src/main.ts`, i.e. something a container can run. */
