@@ -1,5 +1,3 @@
-import type { JobFiringInFlight } from '@sas/contracts';
-
 /**
  * How a firing that failed transiently (a Redis or MongoDB blip) is retried: it stays in flight
  * and is tried again after `retryDelayMs`, doubling per failed attempt up to `maxRetryDelayMs`,
@@ -21,21 +19,10 @@ export interface FiringRetryPolicy {
 /** The defaults of {@link FiringRetryPolicy}. */
 export const DEFAULT_FIRING_RETRY: FiringRetryPolicy = { retryDelayMs: 1000, maxRetryDelayMs: 60_000, maxFiringAttempts: 20 };
 
-/** The retry bookkeeping of an in-flight firing (its optional fields in `JobFiringInFlight`). */
-export type FiringRetryState = Pick<JobFiringInFlight, 'attempts' | 'retryAt' | 'sent' | 'failedReason' | 'lastError'>;
-
-/** An in-flight firing with its retry bookkeeping. */
-export type RetryingFiring = JobFiringInFlight;
-
 /** How long to wait after the `attempts`-th failed attempt (1-based): exponential, capped. */
 export function retryDelayMs(attempts: number, policy: FiringRetryPolicy): number {
   const exponent = Math.max(0, attempts - 1);
   // Capped before the power can overflow.
   if (exponent >= 30) return policy.maxRetryDelayMs;
   return Math.min(policy.maxRetryDelayMs, policy.retryDelayMs * 2 ** exponent);
-}
-
-/** The retry state stored in a job's in-flight firing (an older runner's firing has none). */
-export function retryStateOf(inFlight: JobFiringInFlight): FiringRetryState {
-  return inFlight;
 }

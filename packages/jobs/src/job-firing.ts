@@ -1,7 +1,7 @@
-import type { JobExecutionStatusEntry, JobSpecificationDocument } from '@sas/contracts';
+import type { JobExecutionStatusEntry, JobFiringInFlight, JobSpecificationDocument } from '@sas/contracts';
 import { ensureError, PermanentError } from '@sas/runtime';
 import type { Logger } from 'pino';
-import { retryDelayMs, retryStateOf, type FiringRetryPolicy, type RetryingFiring } from './firing-retry';
+import { retryDelayMs, type FiringRetryPolicy } from './firing-retry';
 import { failureMessage, triggerMessage } from './job-messages';
 import type { JobOutbox } from './job-outbox';
 import { isFinished, statusesAfterFiring } from './job-status-transitions';
@@ -43,7 +43,7 @@ interface Progress {
 export async function fireDueJob(ctx: FiringContext, job: JobSpecificationDocument, now: Date): Promise<FiringOutcome> {
   const plan = planFiring(job, now, ctx.lateToleranceMs);
   if (!plan) return { kind: 'not-due' };
-  const inFlight: RetryingFiring = {
+  const inFlight: JobFiringInFlight = {
     fireTime: plan.fireTime,
     by: ctx.instanceId,
     claimedAt: now,
@@ -63,8 +63,8 @@ export async function fireDueJob(ctx: FiringContext, job: JobSpecificationDocume
  */
 export async function retryInFlightFiring(ctx: FiringContext, job: JobSpecificationDocument, now: Date): Promise<FiringOutcome> {
   if (!job.inFlight) return { kind: 'not-due' };
-  const previous = retryStateOf(job.inFlight);
-  const inFlight: RetryingFiring = { ...job.inFlight, by: ctx.instanceId, claimedAt: now, retryAt: null };
+  const previous = job.inFlight;
+  const inFlight: JobFiringInFlight = { ...job.inFlight, by: ctx.instanceId, claimedAt: now, retryAt: null };
   const claim = { nextFireTime: job.nextFireTime, lastFireTime: job.lastFireTime, inFlight, now };
   const fields = { job: job.jobSpecificationKey, fireTime: inFlight.fireTime, previousRunner: job.inFlight.by, attempts: previous.attempts ?? 0 };
   if (previous.retryAt) ctx.logger.info({ ...fields, lastError: previous.lastError }, 'retrying a firing whose last attempt failed');
@@ -76,7 +76,7 @@ export async function retryInFlightFiring(ctx: FiringContext, job: JobSpecificat
 async function claimAndRun(
   ctx: FiringContext,
   job: JobSpecificationDocument,
-  claim: { nextFireTime: Date | null; lastFireTime: Date | null; inFlight: RetryingFiring; now: Date },
+  claim: { nextFireTime: Date | null; lastFireTime: Date | null; inFlight: JobFiringInFlight; now: Date },
   now: Date,
 ): Promise<FiringOutcome> {
   const claimed = { ...job, ...claim, revision: job.revision + 1 };
@@ -91,12 +91,12 @@ async function claimAndRun(
   return runClaimedFiring(ctx, claimed, claim.inFlight, now);
 }
 
-function progressOf(inFlight: RetryingFiring): Progress {
-  const state = retryStateOf(inFlight);
+function progressOf(inFlight: JobFiringInFlight): Progress {
+  const state = inFlight;
   return { sent: state.sent === true, failedReason: state.failedReason ?? null };
 }
 
-async function runClaimedFiring(ctx: FiringContext, job: JobSpecificationDocument, inFlight: RetryingFiring, now: Date): Promise<FiringOutcome> {
+async function runClaimedFiring(ctx: FiringContext, job: JobSpecificationDocument, inFlight: JobFiringInFlight, now: Date): Promise<FiringOutcome> {
   const progress = progressOf(inFlight);
   try {
     return await attemptFiring(ctx, job, inFlight, progress, now);
@@ -112,7 +112,7 @@ async function runClaimedFiring(ctx: FiringContext, job: JobSpecificationDocumen
  * append the status entries, and settle. Every step is idempotent, so an attempt that stops at
  * any point can be repeated: entries have deterministic ids, sends have deterministic job ids.
  */
-async function attemptFiring(ctx: FiringContext, job: JobSpecificationDocument, inFlight: RetryingFiring, progress: Progress, now: Date): Promise<FiringOutcome> {
+async function attemptFiring(ctx: FiringContext, job: JobSpecificationDocument, inFlight: JobFiringInFlight, progress: Progress, now: Date): Promise<FiringOutcome> {
   const { fireTime } = inFlight;
   const log = ctx.logger.child({ job: job.jobSpecificationKey, fireTime });
   // Decided again from the stored job rather than carried over, so a redone firing decides the same way.
@@ -124,7 +124,7 @@ async function attemptFiring(ctx: FiringContext, job: JobSpecificationDocument, 
       progress.sent = true;
     } catch (e) {
       const error = ensureError(e);
-      const attempts = (retryStateOf(inFlight).attempts ?? 0) + 1;
+      const attempts = (inFlight.attempts ?? 0) + 1;
       if (error instanceof PermanentError) progress.failedReason = `could not send the trigger to queue '${out.queue}': ${error.message}`;
       else if (attempts >= ctx.retry.maxFiringAttempts) {
         progress.failedReason = `could not send the trigger to queue '${out.queue}' in ${attempts} attempts; last error: ${error.message}`;
@@ -177,7 +177,7 @@ async function attemptFiring(ctx: FiringContext, job: JobSpecificationDocument, 
  * derives alike from the stored lateness (`(missedSince ?? fireTime) + lateByMs`), so retries
  * give the job and all its entries one and the same deleteTime.
  */
-function firingDeleteTime(inFlight: RetryingFiring, retentionMs: number): Date {
+function firingDeleteTime(inFlight: JobFiringInFlight, retentionMs: number): Date {
   const firstClaim = (inFlight.missedSince ?? inFlight.fireTime).getTime() + inFlight.lateByMs;
   return new Date(firstClaim + retentionMs);
 }
@@ -195,12 +195,12 @@ async function expireAfterCancel(ctx: FiringContext, job: JobSpecificationDocume
 async function deferAfterFailure(
   ctx: FiringContext,
   job: JobSpecificationDocument,
-  inFlight: RetryingFiring,
+  inFlight: JobFiringInFlight,
   progress: Progress,
   error: Error,
   now: Date,
 ): Promise<FiringOutcome> {
-  const attempts = (retryStateOf(inFlight).attempts ?? 0) + 1;
+  const attempts = (inFlight.attempts ?? 0) + 1;
   const retryAt = new Date(now.getTime() + retryDelayMs(attempts, ctx.retry));
   const deferral = { attempts, retryAt, sent: progress.sent, failedReason: progress.failedReason, lastError: error.message };
   // If this write fails too, the firing stays in flight as claimed and is redone after the in-flight timeout.
@@ -217,13 +217,13 @@ async function deferAfterFailure(
  * keeps its FAILED decision, so the trigger is not tried again) until the attempts run out; then,
  * or on a permanent failure, the FAILED status is recorded anyway and the error logged.
  */
-async function sendFailureCommand(ctx: FiringContext, job: JobSpecificationDocument, inFlight: RetryingFiring, reason: string, log: Logger): Promise<void> {
+async function sendFailureCommand(ctx: FiringContext, job: JobSpecificationDocument, inFlight: JobFiringInFlight, reason: string, log: Logger): Promise<void> {
   const out = failureMessage(job, inFlight.fireTime, reason);
   try {
     await ctx.outbox.send(out.queue, out.message, { jobId: out.jobId });
   } catch (e) {
     const error = ensureError(e);
-    const attempts = (retryStateOf(inFlight).attempts ?? 0) + 1;
+    const attempts = (inFlight.attempts ?? 0) + 1;
     if (!(error instanceof PermanentError) && attempts < ctx.retry.maxFiringAttempts) throw error;
     log.error(
       { err: error, queue: out.queue, reason, attempts },

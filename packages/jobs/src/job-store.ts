@@ -1,11 +1,10 @@
-import type { JobExecutionState, JobExecutionStatusEntry, JobSpecificationDocument } from '@sas/contracts';
-import type { RetryingFiring } from './firing-retry';
+import type { JobExecutionState, JobExecutionStatusEntry, JobFiringInFlight, JobSpecificationDocument } from '@sas/contracts';
 
 /** How a firing is claimed: the job's next fire time moves on and the claimed firing is marked in flight. */
 export interface FiringClaim {
   nextFireTime: Date | null;
   lastFireTime: Date | null;
-  inFlight: RetryingFiring;
+  inFlight: JobFiringInFlight;
   now: Date;
 }
 

@@ -1,5 +1,4 @@
 import type { JobExecutionStatusEntry, JobSpecificationDocument } from '@sas/contracts';
-import { retryStateOf } from '../firing-retry';
 import type { FiringClaim, FiringDeferral, FiringFinish, JobListFilter, JobStore } from '../job-store';
 import { compareStatusEntries } from '../status-entry';
 
@@ -43,7 +42,7 @@ export class InMemoryJobStore implements JobStore {
 
   async findInFlightToRetry(now: Date, claimedBefore: Date, limit: number): Promise<JobSpecificationDocument[]> {
     const due = (inFlight: NonNullable<JobSpecificationDocument['inFlight']>): boolean => {
-      const retryAt = retryStateOf(inFlight).retryAt ?? null;
+      const retryAt = inFlight.retryAt ?? null;
       return retryAt ? retryAt.getTime() <= now.getTime() : inFlight.claimedAt.getTime() <= claimedBefore.getTime();
     };
     return [...this.jobs.values()]
