@@ -25,6 +25,7 @@ export * from './status-entry';
 export * from './job-collection-names';
 export * from './ensure-job-indexes';
 export * from './job-store';
+export * from './in-memory-job-store';
 export * from './mongo-job-store';
 export * from './job-outbox';
 export * from './job-lease';

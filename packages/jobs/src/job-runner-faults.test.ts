@@ -4,7 +4,7 @@ import { JobRunner } from './job-runner';
 import { JobSpecificationService } from './job-specification-service';
 import type { JobStore } from './job-store';
 import type { JobOutbox } from './job-outbox';
-import { InMemoryJobStore } from './test-support/in-memory-job-store';
+import { InMemoryJobStore } from './in-memory-job-store';
 import { jobSpec } from './test-support/job-spec';
 import { InMemoryLease, RecordingOutbox, silentLogger } from './test-support/runner-harness';
 

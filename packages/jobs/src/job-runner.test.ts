@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { JobRunner, type JobRunnerOptions } from './job-runner';
 import { JobSpecificationService } from './job-specification-service';
 import type { JobLease } from './job-lease';
-import { InMemoryJobStore } from './test-support/in-memory-job-store';
+import { InMemoryJobStore } from './in-memory-job-store';
 import { jobSpec } from './test-support/job-spec';
 import { FakeClock, InMemoryLease, RecordingOutbox, everyoneLeads, silentLogger } from './test-support/runner-harness';
 

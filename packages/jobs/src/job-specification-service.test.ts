@@ -1,5 +1,5 @@
 import { JobSpecificationService } from './job-specification-service';
-import { InMemoryJobStore } from './test-support/in-memory-job-store';
+import { InMemoryJobStore } from './in-memory-job-store';
 import { jobSpec } from './test-support/job-spec';
 import { FakeClock } from './test-support/runner-harness';
 

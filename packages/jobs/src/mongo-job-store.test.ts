@@ -6,7 +6,7 @@ import type { JobStore } from './job-store';
 import { MongoJobStore } from './mongo-job-store';
 import { newJobDocument } from './new-job-document';
 import { statusEntry } from './status-entry';
-import { InMemoryJobStore } from './test-support/in-memory-job-store';
+import { InMemoryJobStore } from './in-memory-job-store';
 import { jobSpec } from './test-support/job-spec';
 import { validateJobSpecification } from './validate-job-specification';
 

@@ -18,3 +18,4 @@ export * from './mongo-process-store';
 export * from './in-memory-process-store';
 export * from './breaker-repository';
 export * from './lease-repository';
+export * from './in-memory-lease';

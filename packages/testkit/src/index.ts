@@ -21,7 +21,6 @@ export * from './test-stack';
 export * from './with-database';
 export * from './recording-outbox';
 export * from './manual-clock';
-export * from './in-memory-lease';
 export * from './everyone-leads';
 export * from './fault-injector';
 export * from './fault-table';

@@ -1,7 +1,8 @@
 import { QueueNames, type AgentReply, type AgentRequest, type ProcessDocument } from '@sas/contracts';
 import { ProcessEngine } from '@sas/engine';
 import { InMemoryProcessStore } from '@sas/store';
-import { dedupKey, FAULT_TIMINGS, FaultInjector, InMemoryLease, ManualClock, numberedCalls, RecordingOutbox } from '@sas/testkit';
+import { InMemoryLease } from '@sas/store';
+import { dedupKey, FAULT_TIMINGS, FaultInjector, ManualClock, numberedCalls, RecordingOutbox } from '@sas/testkit';
 import {
   WorkflowRegistry,
   builtInWorkflows,

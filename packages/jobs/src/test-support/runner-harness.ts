@@ -47,7 +47,8 @@ export class RecordingOutbox implements JobOutbox {
 }
 
 /** The in-memory lease and the lease everyone holds are shared with the supervisor's tests. */
-export { InMemoryLease, everyoneLeads } from '@sas/testkit';
+export { everyoneLeads } from '@sas/testkit';
+export { InMemoryLease } from '@sas/store';
 
 /** A logger that writes nothing. */
 export const silentLogger: Logger = pino({ level: 'silent' });

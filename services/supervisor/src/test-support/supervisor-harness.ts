@@ -1,7 +1,7 @@
 import { QueueNames, type ProcessDocument } from '@sas/contracts';
 import { ProcessEngine } from '@sas/engine';
-import { InMemoryProcessStore } from '@sas/store';
-import { InMemoryLease, ManualClock, RecordingOutbox } from '@sas/testkit';
+import { InMemoryLease, InMemoryProcessStore } from '@sas/store';
+import { ManualClock, RecordingOutbox } from '@sas/testkit';
 import {
   WorkflowRegistry,
   builtInWorkflows,

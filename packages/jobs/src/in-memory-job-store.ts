@@ -1,6 +1,6 @@
 import type { JobExecutionStatusEntry, JobSpecificationDocument } from '@sas/contracts';
-import type { FiringClaim, FiringDeferral, FiringFinish, JobListFilter, JobStore } from '../job-store';
-import { compareStatusEntries } from '../status-entry';
+import type { FiringClaim, FiringDeferral, FiringFinish, JobListFilter, JobStore } from './job-store';
+import { compareStatusEntries } from './status-entry';
 
 /**
  * {@link JobStore} in memory with the same conditional-write semantics as `MongoJobStore`: a

@@ -1,0 +1,90 @@
+import { isTerminal, type ProcessDocument } from '@sas/contracts';
+import type { SimSystem } from './sim-system';
+
+/** A broken promise of the protocol, with the order it concerns when there is one. */
+export interface Violation {
+  invariant: string;
+  orderId?: string;
+  detail: string;
+}
+
+const TERMINAL_STATUS: Record<string, string> = { Processed: 'Processed', Compensated: 'Compensated', Canceled: 'Canceled' };
+
+/**
+ * Checks what must hold once faults have stopped and the system has settled. Every check reads
+ * evidence recorded outside the code under test: the remotes' ledger, the commits that won, the
+ * status events the application received, the messages the queues accepted.
+ */
+export function checkInvariants(system: SimSystem, orderIds: readonly string[]): Violation[] {
+  const violations: Violation[] = [];
+  const docs = new Map<string, ProcessDocument>(system.store.list().map((d) => [d.orderId, d]));
+  const ledger = system.remote.ledger;
+
+  // Two writers never both win one revision; no expiry is recovered twice.
+  const revisions = new Map<string, string>();
+  const recoveries = new Map<string, string>();
+  for (const c of system.commits) {
+    const key = `${c.processId}@${c.expectedRevision}`;
+    const first = revisions.get(key);
+    if (first !== undefined) violations.push({ invariant: 'one winner per transition', detail: `process ${c.processId} revision ${c.expectedRevision} was committed by ${first} and by ${c.by}` });
+    else revisions.set(key, c.by);
+    if (c.role === 'supervisor') {
+      const expiry = `${c.processId}#${c.attempt}`;
+      const earlier = recoveries.get(expiry);
+      if (earlier !== undefined) violations.push({ invariant: 'one recovery per expiry', detail: `process ${c.processId} was recovered into attempt ${c.attempt} by ${earlier} and by ${c.by}` });
+      else recoveries.set(expiry, c.by);
+    }
+  }
+
+  for (const orderId of orderIds) {
+    const doc = docs.get(orderId);
+    if (!doc) {
+      violations.push({ invariant: 'no order lost', orderId, detail: 'its submission reached the queue but no process exists' });
+      continue;
+    }
+    if (!isTerminal(doc.state)) violations.push({ invariant: 'every order ends', orderId, detail: `still ${doc.state} (step ${doc.currentStep}, attempt ${doc.attempt}, reason ${doc.reason ?? '-'}) after the faults stopped` });
+    if ((doc.outbox ?? []).length > 0) violations.push({ invariant: 'outboxes drain', orderId, detail: `${(doc.outbox ?? []).length} entries still owed` });
+    checkEffects(system, doc, ledger, violations);
+    checkStatusStream(system, doc, violations);
+  }
+  for (const dead of system.bus.deadLetters()) violations.push({ invariant: 'no valid message dead-lettered', detail: `${dead.queue}: ${dead.reason}` });
+  return violations;
+}
+
+function checkEffects(system: SimSystem, doc: ProcessDocument, ledger: SimSystem['remote']['ledger'], violations: Violation[]): void {
+  const { orderId } = doc;
+  const mine = ledger.filter((e) => e.orderId === orderId);
+  for (const step of doc.steps) {
+    const forward = mine.filter((e) => e.step === step.name && e.mode === 'forward');
+    const undos = mine.filter((e) => e.step === step.name && e.mode === 'compensate' && e.kind === 'applied');
+    if (forward.length > 1) violations.push({ invariant: 'at most one effect per step', orderId, detail: `${step.name} took effect ${forward.length} times (keys ${forward.map((e) => e.idempotencyKey).join(', ')})` });
+    if (undos.length > 1) violations.push({ invariant: 'at most one undo per step', orderId, detail: `${step.name} was undone ${undos.length} times` });
+    const effect = forward[0];
+    const undo = undos[0];
+    if (effect && undo && undo.seq < effect.seq) violations.push({ invariant: 'no undo before its forward effect', orderId, detail: `${step.name}: undone at #${undo.seq}, took effect later at #${effect.seq}` });
+    if (doc.state === 'Processed') {
+      if (!effect) violations.push({ invariant: 'a processed order took every effect', orderId, detail: `${step.name} is ${step.state} but its remote never applied it` });
+      else if (JSON.stringify(step.result) !== JSON.stringify(effect.result)) violations.push({ invariant: 'results are the remote\'s', orderId, detail: `${step.name} holds ${JSON.stringify(step.result)}, the remote answered ${JSON.stringify(effect.result)}` });
+      if (undo) violations.push({ invariant: 'a processed order is not undone', orderId, detail: `${step.name} was undone` });
+    }
+    if ((doc.state === 'Compensated' || doc.state === 'Canceled') && effect && !undo) violations.push({ invariant: 'every effect of an undone order is undone', orderId, detail: `${step.name} took effect (#${effect.seq}) and was never undone; the order ended ${doc.state}` });
+    // An undo of a step whose forward call may have left is documented (a no-op when it never
+    // landed); one of a step that was never even claimed to run is not.
+    const started = system.commits.some((c) => c.processId === doc._id && c.step === step.name && c.mode === 'forward' && c.state === 'Processing');
+    for (const u of mine.filter((e) => e.step === step.name && e.mode === 'compensate')) {
+      if (!started) violations.push({ invariant: 'no undo of a step never started', orderId, detail: `${step.name} was undone (#${u.seq}) but never claimed to run` });
+    }
+  }
+}
+
+function checkStatusStream(system: SimSystem, doc: ProcessDocument, violations: Violation[]): void {
+  if (!doc.replyTo) return;
+  const events = system.statuses.get(doc.orderId) ?? [];
+  const terminal = new Map<string, string>();
+  for (const e of events) if (TERMINAL_STATUS[e.status] !== undefined) terminal.set(e.eventId ?? `${e.status}@${e.at}`, e.status);
+  const expected = TERMINAL_STATUS[doc.state];
+  if (expected === undefined) return;
+  const kinds = [...terminal.values()];
+  if (kinds.length !== 1) violations.push({ invariant: 'exactly one terminal status event', orderId: doc.orderId, detail: `the application received ${kinds.length} terminal events (${kinds.join(', ') || 'none'}); the process is ${doc.state}` });
+  else if (kinds[0] !== expected) violations.push({ invariant: 'the terminal status matches the process', orderId: doc.orderId, detail: `the application was told ${kinds[0]}, the process is ${doc.state}` });
+}

@@ -1,0 +1,61 @@
+import { isTerminal } from '@sas/contracts';
+import { checkInvariants, type Violation } from './invariants';
+import { drawScenario, type Scenario } from './sim-scenario';
+import { SimSystem } from './sim-system';
+import { SimWorld } from './sim-world';
+
+/** Options of {@link runSeed}. */
+export interface RunSeedOptions {
+  orders: number;
+  /** Keep the trace (a replay does; a batch run reruns a failing seed with it). */
+  trace?: boolean;
+}
+
+/** What one seed did. */
+export interface SeedResult {
+  seed: number;
+  orders: number;
+  violations: Violation[];
+  /** How the quiet phase ended: `done` when everything settled. */
+  ended: 'done' | 'deadline' | 'idle';
+  virtualMs: number;
+  counts: SimWorld['counts'];
+  trace: readonly string[];
+  scenario: Scenario;
+}
+
+const START = Date.UTC(2030, 0, 1);
+/** How long the system may take to settle after the faults stop. */
+const QUIET_PHASE_MS = 30 * 60_000;
+
+/**
+ * Runs one seed: draws its scenario, runs the system with faults for the scenario's window, then
+ * without faults until every order has ended and every outbox drained (or the quiet phase's
+ * bound passed), and checks the invariants.
+ */
+export async function runSeed(seed: number, options: RunSeedOptions): Promise<SeedResult> {
+  const world = new SimWorld(seed, { start: START, trace: options.trace ?? false });
+  const scenario = drawScenario(world.rng, options.orders, START);
+  world.trace(`seed ${seed}: ${JSON.stringify({ ...scenario, remote: { ...scenario.remote, honoursCompensates: [...scenario.remote.honoursCompensates] } })}`);
+  const system = new SimSystem(world, scenario);
+  world.beforeStep = () => system.bus.pump();
+  system.start();
+  world.faultsOn = true;
+  world.rates = scenario.rates;
+  await world.run(() => false, START + scenario.faultWindowMs);
+  world.faultsOn = false;
+  world.trace('FAULTS OFF');
+  const expected = scenario.orders.map((o) => o.orderId);
+  const settled = (): boolean => {
+    if (system.submitted.size < expected.length) return false;
+    for (const orderId of expected) {
+      const statuses = system.statuses.get(orderId);
+      if (!statuses?.some((s) => s.status === 'Processed' || s.status === 'Compensated' || s.status === 'Canceled')) return false;
+    }
+    return system.store.list().every((d) => isTerminal(d.state) && (d.outbox ?? []).length === 0) && system.bus.unfinished().size === 0;
+  };
+  const ended = await world.run(settled, world.clock.now() + QUIET_PHASE_MS);
+  const violations = checkInvariants(system, [...system.submitted].sort());
+  if (ended !== 'done' && violations.length === 0) violations.push({ invariant: 'the system settles', detail: `the quiet phase ended '${ended}' with work left: ${JSON.stringify([...system.bus.unfinished()])}` });
+  return { seed, orders: expected.length, violations, ended, virtualMs: world.clock.now() - START, counts: world.counts, trace: world.traceLines(), scenario };
+}

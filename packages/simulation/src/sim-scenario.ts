@@ -1,0 +1,77 @@
+import type { JsonObject } from '@sas/contracts';
+import type { RemoteFaultPlan } from './sim-remote';
+import type { SeededRandom } from './seeded-random';
+import type { FaultRates } from './sim-world';
+
+/** One order the application submits. */
+export interface SimOrder {
+  orderId: string;
+  workflow: string;
+  payload: JsonObject;
+  /** Virtual ms after the start. */
+  submitAtMs: number;
+}
+
+/** Everything a seed decides before the run starts: topology, orders, faults, operator actions. */
+export interface Scenario {
+  orders: SimOrder[];
+  instances: { submission: number; scheduler: number; supervisor: number; inventory: number; payment: number; shipping: number };
+  rates: FaultRates;
+  remote: RemoteFaultPlan;
+  /** Faults strike from the start until this many virtual ms; then the system must settle. */
+  faultWindowMs: number;
+  /** Operator cancels: order index and when (virtual ms after the start). */
+  cancels: { order: number; atMs: number }[];
+  /** How long a crashed instance stays down before its replacement starts. */
+  restartDelayMs: readonly [number, number];
+}
+
+export const SERVICES = ['inventory', 'payment', 'shipping'] as const;
+
+/** Draws a scenario for one seed; the same random source then drives the run. */
+export function drawScenario(rng: SeededRandom, orderCount: number, start: number): Scenario {
+  const faultWindowMs = rng.int(5_000, 40_000);
+  const orders: SimOrder[] = [];
+  for (let i = 0; i < orderCount; i++) {
+    const refuse = rng.chance(0.1) ? rng.pick(SERVICES) : undefined;
+    orders.push({
+      orderId: `order-${i + 1}`,
+      workflow: rng.chance(0.25) ? 'order-fulfilment-manual' : 'order-fulfilment',
+      payload: { sku: `sku-${rng.int(1, 5)}`, quantity: rng.int(1, 3), ...(refuse ? { refuse } : {}) },
+      submitAtMs: rng.int(0, Math.floor(faultWindowMs * 0.8)),
+    });
+  }
+  const outages = SERVICES.filter(() => rng.chance(0.2)).map((service) => {
+    const from = start + rng.int(0, faultWindowMs);
+    return { service, from, to: from + rng.int(1_000, 20_000) };
+  });
+  const cancels = orders.flatMap((o, i) => (rng.chance(0.2) ? [{ order: i, atMs: o.submitAtMs + rng.int(0, 8_000) }] : []));
+  return {
+    orders,
+    instances: {
+      submission: rng.int(1, 2),
+      scheduler: rng.int(1, 3),
+      supervisor: rng.int(1, 2),
+      inventory: rng.int(1, 2),
+      payment: rng.int(1, 2),
+      shipping: rng.int(1, 2),
+    },
+    rates: { crash: rng.pick([0, 0.002, 0.01, 0.03]), transient: rng.pick([0, 0.01, 0.03, 0.08]) },
+    remote: {
+      transient: rng.pick([0, 0.05, 0.2]),
+      lostReply: rng.pick([0, 0.05, 0.2]),
+      hang: rng.pick([0, 0.02, 0.1]),
+      late: rng.pick([0, 0.05, 0.2]),
+      latencyMs: rng.pick([
+        [0, 5],
+        [0, 200],
+        [50, 3_000],
+      ] as const),
+      outages,
+      honoursCompensates: new Set(SERVICES.filter(() => rng.chance(0.7))),
+    },
+    faultWindowMs,
+    cancels,
+    restartDelayMs: [200, rng.pick([1_000, 5_000, 20_000])],
+  };
+}

@@ -1,0 +1,269 @@
+import { AgentHost } from '@sas/agent';
+import { AgentReply, Alert, OperatorCommand, QueueNames, SCHEMA_VERSION, SchedulerWakeup, StatusEvent, SubmissionMessage, type ProcessDocument } from '@sas/contracts';
+import { ProcessEngine } from '@sas/engine';
+import { InMemoryJobStore, JobRunner, type JobStore } from '@sas/jobs';
+import { OperatorCommandHandler, Scheduler } from '@sas/scheduler';
+import { InMemoryLease, InMemoryProcessStore, type ProcessStore } from '@sas/store';
+import { SubmissionHandler } from '@sas/submission';
+import { Supervisor } from '@sas/supervisor';
+import { loadWorkflows, type WorkflowRegistry } from '@sas/workflow';
+import { pino, type Logger } from 'pino';
+import { SimActor } from './sim-actor';
+import { SimBreakers } from './sim-breakers';
+import { SimBus } from './sim-bus';
+import { SimRemote } from './sim-remote';
+import type { Scenario } from './sim-scenario';
+import type { SimWorld } from './sim-world';
+import { viaWorld } from './via-world';
+
+/** A successful conditional write, as the invariants see it. */
+export interface CommitRecord {
+  processId: string;
+  expectedRevision: number;
+  attempt: number;
+  state: ProcessDocument['state'];
+  /** The step the process is on after the write, and in which mode. */
+  step: string | undefined;
+  mode: ProcessDocument['mode'];
+  by: string;
+  role: string;
+}
+
+/** Forward or undo request the scheduler dispatched, as `${orderId}|${step}|${mode}`. */
+export type DispatchKey = string;
+
+const POLL_MS = 1_000;
+const APP_STATUS = 'app.status';
+
+/**
+ * The whole system inside one simulation: the same classes the services' `main.ts` files wire,
+ * built per actor on the simulated bus, stores, leases, breakers and remotes, and rebuilt from
+ * nothing when a crashed instance restarts. Also the application (submits, reads its status queue)
+ * and an operator (cancels, resubmits what ends in Error), which never crash.
+ */
+export class SimSystem {
+  readonly bus: SimBus;
+  readonly store = new InMemoryProcessStore();
+  readonly jobStore: JobStore = new InMemoryJobStore();
+  readonly remote: SimRemote;
+  readonly commits: CommitRecord[] = [];
+  readonly statuses = new Map<string, StatusEvent[]>();
+  readonly dispatched = new Set<DispatchKey>();
+  /** Orders the application's submission reached the queue for. */
+  readonly submitted = new Set<string>();
+  /** Alerts the dashboard received, as `kind orderId`. */
+  readonly alerts: string[] = [];
+  private readonly lease = new InMemoryLease();
+  private readonly registry: WorkflowRegistry = loadWorkflows();
+  private readonly logger: Logger = pino({ level: 'silent' });
+  private readonly app: SimActor;
+  private readonly operator: SimActor;
+  private ids = 0;
+  private readonly resubmits = new Map<string, number>();
+
+  constructor(
+    private readonly world: SimWorld,
+    private readonly scenario: Scenario,
+  ) {
+    this.bus = new SimBus(world);
+    this.remote = new SimRemote(world, scenario.remote);
+    this.app = new SimActor('app', 1, false);
+    this.operator = new SimActor('operator', 1, false);
+    this.bus.onAdded = (queue, data) => {
+      const request = data as { orderId?: string; step?: string; mode?: string };
+      if (queue.startsWith('agent.')) this.dispatched.add(`${request.orderId}|${request.step}|${request.mode}`);
+    };
+  }
+
+  /** Starts every instance, the application's submissions, the operator's cancels and its rounds. */
+  start(): void {
+    const { instances } = this.scenario;
+    for (let i = 1; i <= instances.submission; i++) this.launch(`submission-${i}`, 1, (a) => this.startSubmission(a));
+    for (let i = 1; i <= instances.scheduler; i++) this.launch(`scheduler-${i}`, 1, (a) => this.startScheduler(a));
+    for (let i = 1; i <= instances.supervisor; i++) this.launch(`supervisor-${i}`, 1, (a) => this.startSupervisor(a));
+    for (const service of ['inventory', 'payment', 'shipping'] as const) {
+      for (let i = 1; i <= instances[service]; i++) this.launch(`${service}-agent-${i}`, 1, (a) => this.startAgent(a, service));
+    }
+    this.launch('dashboard-1', 1, (a) => this.startDashboard(a));
+    this.startApplication();
+    this.startOperator();
+  }
+
+  /** The dashboard's alert inbox (it keeps alerts for operators). */
+  private startDashboard(actor: SimActor): void {
+    this.bus.consume(actor, { queue: QueueNames.alerts, schema: Alert, handle: async (alert) => void this.alerts.push(`${alert.kind} ${alert.orderId ?? ''}`) });
+  }
+
+  /** The process store as `actor` reaches it (each call awaited, faulty, crashable). */
+  private storeFor(actor: SimActor, role: string): ProcessStore {
+    return viaWorld<ProcessStore>(this.world, actor, 'store', 'store', this.store, (a, method, args, result) => {
+      if (method !== 'commit' || !(result as { ok: boolean }).ok) return;
+      const next = args[0] as ProcessDocument;
+      this.commits.push({ processId: next._id, expectedRevision: args[1] as number, attempt: next.attempt, state: next.state, step: next.steps[next.currentStep]?.name, mode: next.mode, by: a.name, role });
+    });
+  }
+
+  private engineFor(actor: SimActor, role: string, store: ProcessStore): ProcessEngine {
+    return new ProcessEngine({
+      store,
+      outbox: this.bus.sender(actor),
+      registry: this.registry,
+      clock: this.world.clock,
+      who: actor.name,
+      replyQueue: QueueNames.schedulerReplies,
+      logger: this.logger,
+    });
+  }
+
+  /** Starts generation `generation` of `slot`; when it crashes, the next one starts after a while. */
+  private launch(slot: string, generation: number, start: (actor: SimActor) => void): void {
+    const actor = new SimActor(slot, generation, true);
+    actor.onCrash(() => {
+      const [min, max] = this.scenario.restartDelayMs;
+      this.world.clock.schedule(this.world.rng.int(min, max), null, () => {
+        this.world.trace(`RESTART ${slot}.g${generation + 1}`);
+        this.launch(slot, generation + 1, start);
+      });
+    });
+    start(actor);
+  }
+
+  /** Runs `tick` now and every `ms` while `actor` lives (a service's setInterval). */
+  private every(actor: SimActor, ms: number, tick: () => void): void {
+    const loop = (): void => {
+      tick();
+      this.world.clock.schedule(ms, actor, loop);
+    };
+    this.world.clock.schedule(this.world.rng.int(0, ms), actor, loop);
+  }
+
+  private startSubmission(actor: SimActor): void {
+    const handler = new SubmissionHandler({
+      store: this.storeFor(actor, 'submission'),
+      outbox: this.bus.sender(actor),
+      deadLetters: this.bus.deadLetterSink(actor),
+      registry: this.registry,
+      clock: this.world.clock,
+      newId: () => `p-${++this.ids}`,
+      logger: this.logger,
+    });
+    this.bus.consume(actor, {
+      queue: QueueNames.submission,
+      schema: SubmissionMessage,
+      handle: async (message) => {
+        await handler.handle(message);
+      },
+      onRejected: (raw, reason, issues) => handler.answerRejected(raw, reason, issues),
+    });
+  }
+
+  private startScheduler(actor: SimActor): void {
+    const store = this.storeFor(actor, 'scheduler');
+    const engine = this.engineFor(actor, 'scheduler', store);
+    const scheduler = new Scheduler({ engine, store, clock: this.world.clock, logger: this.logger, pollIntervalMs: 0 });
+    const commands = new OperatorCommandHandler(engine, this.bus.sender(actor), this.logger);
+    this.bus.consume(actor, { queue: QueueNames.schedulerReplies, schema: AgentReply, handle: async (reply) => void (await scheduler.onReply(reply)) });
+    this.bus.consume(actor, { queue: QueueNames.schedulerReady, schema: SchedulerWakeup, concurrency: 1, handle: () => scheduler.claimAvailable() });
+    this.bus.consume(actor, {
+      queue: QueueNames.operatorCommands,
+      schema: OperatorCommand,
+      concurrency: 1,
+      handle: async (command, meta) => {
+        await commands.handle(command, meta.jobId);
+        void scheduler.claimAvailable();
+      },
+    });
+    this.every(actor, POLL_MS, () => void scheduler.claimAvailable());
+    const runner = new JobRunner(viaWorld(this.world, actor, 'store', 'jobs', this.jobStore), this.bus.sender(actor), this.world.clock, viaWorld(this.world, actor, 'store', 'lease', this.lease), this.logger, {
+      instanceId: actor.name,
+      pollIntervalMs: 0,
+      leaseTtlMs: 3 * POLL_MS,
+    });
+    this.every(actor, POLL_MS, () => void runner.poll());
+  }
+
+  private startSupervisor(actor: SimActor): void {
+    const store = this.storeFor(actor, 'supervisor');
+    const supervisor = new Supervisor({
+      engine: this.engineFor(actor, 'supervisor', store),
+      store,
+      lease: viaWorld(this.world, actor, 'store', 'lease', this.lease),
+      clock: this.world.clock,
+      instanceId: actor.name,
+      logger: this.logger,
+      sweepIntervalMs: 0,
+      leaseTtlMs: 3 * POLL_MS,
+    });
+    this.every(actor, POLL_MS, () => void supervisor.sweep());
+  }
+
+  private startAgent(actor: SimActor, service: string): void {
+    const sender = this.bus.sender(actor);
+    const host = new AgentHost({
+      agents: [{ name: service, operations: {}, otherOperations: this.remote.operation(actor, service) }],
+      instanceId: actor.name,
+      bus: { send: (queue, message) => sender.send(queue, message), consume: (spec) => this.bus.consume(actor, spec) },
+      breakers: new SimBreakers(this.world.clock),
+      clock: this.world.clock,
+      sleep: (ms, signal) => this.world.sleep(actor, ms, signal),
+      random: () => this.world.rng.next(),
+      logger: this.logger,
+      defaults: { retry: { maxAttempts: 5, initialBackoffMs: 50, maxBackoffMs: 1000, multiplier: 2, jitter: 0.5 } },
+    });
+    host.start();
+  }
+
+  /** The application: submits each order at its time (retrying a failed send) and reads its status queue. */
+  private startApplication(): void {
+    const sender = this.bus.sender(this.app);
+    for (const order of this.scenario.orders) {
+      const message: SubmissionMessage = { schemaVersion: SCHEMA_VERSION, orderId: order.orderId, workflow: order.workflow, payload: order.payload, replyTo: APP_STATUS };
+      const attempt = (): void => {
+        sender.send(QueueNames.submission, message, { jobId: `submit.${order.orderId}` }).then(
+          () => this.submitted.add(order.orderId),
+          () => this.world.clock.schedule(500, this.app, attempt),
+        );
+      };
+      this.world.clock.schedule(order.submitAtMs, this.app, attempt);
+    }
+    this.bus.consume(this.app, {
+      queue: APP_STATUS,
+      schema: StatusEvent,
+      handle: async (event) => {
+        const key = event.orderId ?? '?';
+        const list = this.statuses.get(key) ?? [];
+        list.push(event);
+        this.statuses.set(key, list);
+      },
+    });
+  }
+
+  /**
+   * The operator: cancels the scenario's orders at their moments, and every few seconds resubmits
+   * what stopped in Error (cancelling it after a few resubmits), as a person on the dashboard would.
+   */
+  private startOperator(): void {
+    const sender = this.bus.sender(this.operator);
+    const command = (processId: string, kind: 'cancel' | 'resubmit', id: string): void => {
+      const message: OperatorCommand = { schemaVersion: SCHEMA_VERSION, command: kind, processId, by: 'operator:sim', commandId: id };
+      sender.send(QueueNames.operatorCommands, message, { jobId: id }).catch(() => undefined);
+    };
+    for (const cancel of this.scenario.cancels) {
+      const order = this.scenario.orders[cancel.order];
+      if (!order) continue;
+      this.world.clock.schedule(cancel.atMs, this.operator, () => {
+        void this.store.getByOrderId(order.orderId).then((doc) => {
+          if (doc) command(doc._id, 'cancel', `cancel.${order.orderId}`);
+        });
+      });
+    }
+    this.every(this.operator, 5_000, () => {
+      for (const doc of this.store.list()) {
+        if (doc.state !== 'Error') continue;
+        const n = (this.resubmits.get(doc._id) ?? 0) + 1;
+        this.resubmits.set(doc._id, n);
+        command(doc._id, n > 3 ? 'cancel' : 'resubmit', `op.${doc._id}.${n}`);
+      }
+    });
+  }
+}
