@@ -1,5 +1,5 @@
 import { isTerminal, type ProcessDocument } from '@sas/contracts';
-import type { SimSystem } from './sim-system';
+import { RECURRING_EVERY_MS, type SimSystem } from './sim-system';
 
 /** A broken promise of the protocol, with the order it concerns when there is one. */
 export interface Violation {
@@ -15,7 +15,7 @@ const TERMINAL_STATUS: Record<string, string> = { Processed: 'Processed', Compen
  * evidence recorded outside the code under test: the remotes' ledger, the commits that won, the
  * status events the application received, the messages the queues accepted.
  */
-export function checkInvariants(system: SimSystem, orderIds: readonly string[]): Violation[] {
+export async function checkInvariants(system: SimSystem, orderIds: readonly string[], faultsEndedAt: number): Promise<Violation[]> {
   const violations: Violation[] = [];
   const docs = new Map<string, ProcessDocument>(system.store.list().map((d) => [d.orderId, d]));
   const ledger = system.remote.ledger;
@@ -47,6 +47,7 @@ export function checkInvariants(system: SimSystem, orderIds: readonly string[]):
     checkEffects(system, doc, ledger, violations);
     checkStatusStream(system, doc, violations);
   }
+  violations.push(...(await checkJobs(system, faultsEndedAt)));
   for (const dead of system.bus.deadLetters()) violations.push({ invariant: 'no valid message dead-lettered', detail: `${dead.queue}: ${dead.reason}` });
   return violations;
 }
@@ -87,4 +88,51 @@ function checkStatusStream(system: SimSystem, doc: ProcessDocument, violations: 
   const kinds = [...terminal.values()];
   if (kinds.length !== 1) violations.push({ invariant: 'exactly one terminal status event', orderId: doc.orderId, detail: `the application received ${kinds.length} terminal events (${kinds.join(', ') || 'none'}); the process is ${doc.state}` });
   else if (kinds[0] !== expected) violations.push({ invariant: 'the terminal status matches the process', orderId: doc.orderId, detail: `the application was told ${kinds[0]}, the process is ${doc.state}` });
+}
+
+/**
+ * Each fire time fires once: no firing recorded twice or failed (the simulation's send errors are
+ * all transient), every occurrence due before the faults stopped fired or was folded into a late
+ * firing's missed range, and each firing's trigger reached the application.
+ */
+async function checkJobs(system: SimSystem, faultsEndedAt: number): Promise<Violation[]> {
+  const violations: Violation[] = [];
+  for (const key of system.jobKeys) {
+    const job = await system.jobStore.getByKey(key);
+    if (!job) {
+      violations.push({ invariant: 'jobs fire', detail: `job ${key} is gone` });
+      continue;
+    }
+    const history = await system.jobStore.statusHistory(job._id);
+    const firings = new Map<number, { missedSince: number | null }>();
+    for (const e of history) {
+      if (!e.fireTime) continue;
+      const at = e.fireTime.getTime();
+      if (e.executionStatus === 'FAILED') {
+        violations.push({ invariant: 'a firing fails only when its trigger cannot be sent', detail: `job ${key} fire time ${e.fireTime.toISOString()} FAILED: ${e.reason ?? '?'}` });
+        continue;
+      }
+      if (firings.has(at)) violations.push({ invariant: 'each fire time fires once', detail: `job ${key} fire time ${e.fireTime.toISOString()} fired twice` });
+      firings.set(at, { missedSince: e.missedSince ? e.missedSince.getTime() : null });
+    }
+    for (const at of firings.keys()) {
+      const received = system.triggers.get(`${key}@${at}`) ?? 0;
+      // Delivery to the application is at least once (it tells occurrences apart by fireTime).
+      if (received === 0) violations.push({ invariant: 'each fire time fires once', detail: `job ${key} fire time ${new Date(at).toISOString()} fired but its trigger never reached the application` });
+    }
+    for (const due of dueOccurrences(job.createdAt.getTime(), key, system, faultsEndedAt)) {
+      const covered = firings.has(due) || [...firings].some(([at, f]) => f.missedSince !== null && f.missedSince <= due && due < at);
+      if (!covered) violations.push({ invariant: 'each fire time fires once', detail: `job ${key} never fired for ${new Date(due).toISOString()}` });
+    }
+    for (const failure of system.jobFailures) violations.push({ invariant: 'a firing fails only when its trigger cannot be sent', detail: `failure command received: ${failure}` });
+  }
+  return violations;
+}
+
+/** Occurrences due by `until`, computed here from the scenario rather than by the code under test. */
+function dueOccurrences(createdAt: number, key: string, system: SimSystem, until: number): number[] {
+  if (key === 'once') return system.oneOffAt !== null && system.oneOffAt <= until ? [system.oneOffAt] : [];
+  const due: number[] = [];
+  for (let t = Math.floor(createdAt / RECURRING_EVERY_MS) * RECURRING_EVERY_MS + RECURRING_EVERY_MS; t <= until; t += RECURRING_EVERY_MS) due.push(t);
+  return due;
 }

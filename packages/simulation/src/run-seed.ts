@@ -46,16 +46,18 @@ export async function runSeed(seed: number, options: RunSeedOptions): Promise<Se
   world.faultsOn = false;
   world.trace('FAULTS OFF');
   const expected = scenario.orders.map((o) => o.orderId);
-  const settled = (): boolean => {
+  const faultsEndedAt = world.clock.now();
+  const settled = async (): Promise<boolean> => {
     if (system.submitted.size < expected.length) return false;
     for (const orderId of expected) {
       const statuses = system.statuses.get(orderId);
       if (!statuses?.some((s) => s.status === 'Processed' || s.status === 'Compensated' || s.status === 'Canceled')) return false;
     }
-    return system.store.list().every((d) => isTerminal(d.state) && (d.outbox ?? []).length === 0) && system.bus.unfinished().size === 0;
+    if (!system.store.list().every((d) => isTerminal(d.state) && (d.outbox ?? []).length === 0)) return false;
+    return system.bus.unfinished().size === 0 && (await system.jobsCaughtUp(faultsEndedAt));
   };
   const ended = await world.run(settled, world.clock.now() + QUIET_PHASE_MS);
-  const violations = checkInvariants(system, [...system.submitted].sort());
+  const violations = await checkInvariants(system, [...system.submitted].sort(), faultsEndedAt);
   if (ended !== 'done' && violations.length === 0) violations.push({ invariant: 'the system settles', detail: `the quiet phase ended '${ended}' with work left: ${JSON.stringify([...system.bus.unfinished()])}` });
   return { seed, orders: expected.length, violations, ended, virtualMs: world.clock.now() - START, counts: world.counts, trace: world.traceLines(), scenario };
 }

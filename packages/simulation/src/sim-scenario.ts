@@ -24,6 +24,8 @@ export interface Scenario {
   cancels: { order: number; atMs: number }[];
   /** How long a crashed instance stays down before its replacement starts. */
   restartDelayMs: readonly [number, number];
+  /** Persistent jobs created at the start: every 5 s (cron with seconds) and/or one-off at a moment. */
+  jobs: { recurring: boolean; oneOffAtMs: number | null };
 }
 
 export const SERVICES = ['inventory', 'payment', 'shipping'] as const;
@@ -73,5 +75,6 @@ export function drawScenario(rng: SeededRandom, orderCount: number, start: numbe
     faultWindowMs,
     cancels,
     restartDelayMs: [200, rng.pick([1_000, 5_000, 20_000])],
+    jobs: { recurring: rng.chance(0.5), oneOffAtMs: rng.chance(0.5) ? rng.int(1_000, faultWindowMs) : null },
   };
 }

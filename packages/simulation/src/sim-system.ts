@@ -1,7 +1,7 @@
 import { AgentHost } from '@sas/agent';
-import { AgentReply, Alert, OperatorCommand, QueueNames, SCHEMA_VERSION, SchedulerWakeup, StatusEvent, SubmissionMessage, type ProcessDocument } from '@sas/contracts';
+import { AgentReply, Alert, JobFailureMessage, JobTriggerMessage, OperatorCommand, QueueNames, SCHEMA_VERSION, SchedulerWakeup, StatusEvent, SubmissionMessage, type ProcessDocument } from '@sas/contracts';
 import { ProcessEngine } from '@sas/engine';
-import { InMemoryJobStore, JobRunner, type JobStore } from '@sas/jobs';
+import { InMemoryJobStore, JobRunner, JobSpecificationService, type JobStore } from '@sas/jobs';
 import { OperatorCommandHandler, Scheduler } from '@sas/scheduler';
 import { InMemoryLease, InMemoryProcessStore, type ProcessStore } from '@sas/store';
 import { SubmissionHandler } from '@sas/submission';
@@ -33,7 +33,11 @@ export interface CommitRecord {
 export type DispatchKey = string;
 
 const POLL_MS = 1_000;
+/** The recurring job's period: its cron is every 5 seconds. */
+export const RECURRING_EVERY_MS = 5_000;
 const APP_STATUS = 'app.status';
+const JOB_TRIGGERS = 'app.jobs';
+const JOB_FAILURES = 'app.job-failures';
 
 /**
  * The whole system inside one simulation: the same classes the services' `main.ts` files wire,
@@ -53,6 +57,14 @@ export class SimSystem {
   readonly submitted = new Set<string>();
   /** Alerts the dashboard received, as `kind orderId`. */
   readonly alerts: string[] = [];
+  /** Job triggers the application received: `${jobKey}@${fireTime}` → how many times. */
+  readonly triggers = new Map<string, number>();
+  /** Keys of the jobs the run created. */
+  readonly jobKeys: string[] = [];
+  /** Failure commands of jobs the application received. */
+  readonly jobFailures: string[] = [];
+  /** When the one-off job fires (epoch ms), null without one. */
+  readonly oneOffAt: number | null;
   private readonly lease = new InMemoryLease();
   private readonly registry: WorkflowRegistry = loadWorkflows();
   private readonly logger: Logger = pino({ level: 'silent' });
@@ -69,6 +81,7 @@ export class SimSystem {
     this.remote = new SimRemote(world, scenario.remote);
     this.app = new SimActor('app', 1, false);
     this.operator = new SimActor('operator', 1, false);
+    this.oneOffAt = scenario.jobs.oneOffAtMs === null ? null : world.clock.now() + scenario.jobs.oneOffAtMs;
     this.bus.onAdded = (queue, data) => {
       const request = data as { orderId?: string; step?: string; mode?: string };
       if (queue.startsWith('agent.')) this.dispatched.add(`${request.orderId}|${request.step}|${request.mode}`);
@@ -87,6 +100,40 @@ export class SimSystem {
     this.launch('dashboard-1', 1, (a) => this.startDashboard(a));
     this.startApplication();
     this.startOperator();
+    this.createJobs();
+  }
+
+  /** Whether every job occurrence due by `until` has been fired and its trigger handled. */
+  async jobsCaughtUp(until: number): Promise<boolean> {
+    for (const key of this.jobKeys) {
+      const job = await this.jobStore.getByKey(key);
+      if (!job) return false;
+      if (job.inFlight) return false;
+      if (key === 'once' ? job.status === 'SCHEDULED' : (job.lastFireTime?.getTime() ?? 0) < Math.floor(until / RECURRING_EVERY_MS) * RECURRING_EVERY_MS) return false;
+    }
+    return true;
+  }
+
+  /** The scenario's persistent jobs, created before anything runs (as an operator would have). */
+  private createJobs(): void {
+    const service = new JobSpecificationService(this.jobStore, { clock: this.world.clock, newId: () => `job-${++this.ids}` });
+    const common = {
+      jobRequestor: 'sim',
+      triggerCommand: { type: 'message', queue: JOB_TRIGGERS, message: { run: 'report' } },
+      failureCommand: { queue: JOB_FAILURES, message: { alert: 'job failed' } },
+      failureIdentifier: 'failed',
+    };
+    const { recurring, oneOffAtMs } = this.scenario.jobs;
+    const specs = [
+      ...(recurring ? [{ ...common, jobSpecificationKey: 'every-5s', schedulingSpecification: '*/5 * * * * *', triggerIdentifier: 'every-5s' }] : []),
+      ...(oneOffAtMs !== null ? [{ ...common, jobSpecificationKey: 'once', singleSchedule: new Date(this.oneOffAt ?? oneOffAtMs).toISOString(), triggerIdentifier: 'once' }] : []),
+    ];
+    for (const spec of specs) {
+      this.jobKeys.push(spec.jobSpecificationKey);
+      void service.create(spec, 'sim').then((created) => {
+        if (!created.ok) throw new Error(`the simulation's job ${spec.jobSpecificationKey} is not valid: ${created.message}`);
+      });
+    }
   }
 
   /** The dashboard's alert inbox (it keeps alerts for operators). */
@@ -236,6 +283,15 @@ export class SimSystem {
         this.statuses.set(key, list);
       },
     });
+    this.bus.consume(this.app, {
+      queue: JOB_TRIGGERS,
+      schema: JobTriggerMessage,
+      handle: async (trigger) => {
+        const key = `${trigger.jobSpecificationKey}@${trigger.fireTime}`;
+        this.triggers.set(key, (this.triggers.get(key) ?? 0) + 1);
+      },
+    });
+    this.bus.consume(this.app, { queue: JOB_FAILURES, schema: JobFailureMessage, handle: async (failure) => void this.jobFailures.push(`${failure.jobSpecificationKey}@${failure.fireTime}: ${failure.reason}`) });
   }
 
   /**

@@ -107,7 +107,7 @@ export class SimWorld {
    * Runs until `done()` says so (asked whenever nothing is left to do at the current instant), or virtual time passes `deadline`, or nothing is left to do.
    * Returns which of the three ended it.
    */
-  async run(done: () => boolean, deadline: number): Promise<'done' | 'deadline' | 'idle'> {
+  async run(done: () => boolean | Promise<boolean>, deadline: number): Promise<'done' | 'deadline' | 'idle'> {
     for (;;) {
       await drain();
       this.beforeStep?.();
@@ -116,7 +116,7 @@ export class SimWorld {
         continue;
       }
       // Asked only at rest (nothing left to do at this instant): cheap enough to read everything.
-      if (done()) return 'done';
+      if (await done()) return 'done';
       const next = this.clock.peekAt();
       if (next === undefined) return 'idle';
       if (next > deadline) return 'deadline';
