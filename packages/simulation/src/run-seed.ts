@@ -53,7 +53,7 @@ export async function runSeed(seed: number, options: RunSeedOptions): Promise<Se
       const statuses = system.statuses.get(orderId);
       if (!statuses?.some((s) => s.status === 'Processed' || s.status === 'Compensated' || s.status === 'Canceled')) return false;
     }
-    if (!system.store.list().every((d) => isTerminal(d.state) && (d.outbox ?? []).length === 0)) return false;
+    if (!system.store.inspect((d) => isTerminal(d.state) && (d.outbox ?? []).length === 0).every(Boolean)) return false;
     return system.bus.unfinished().size === 0 && (await system.jobsCaughtUp(faultsEndedAt));
   };
   const ended = await world.run(settled, world.clock.now() + QUIET_PHASE_MS);

@@ -7,7 +7,8 @@ import { InMemoryLease, InMemoryProcessStore, type ProcessStore } from '@sas/sto
 import { SubmissionHandler } from '@sas/submission';
 import { Supervisor } from '@sas/supervisor';
 import { loadWorkflows, type WorkflowRegistry } from '@sas/workflow';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { silentLogger } from './silent-logger';
 import { SimActor } from './sim-actor';
 import { SimBreakers } from './sim-breakers';
 import { SimBus } from './sim-bus';
@@ -67,7 +68,7 @@ export class SimSystem {
   readonly oneOffAt: number | null;
   private readonly lease = new InMemoryLease();
   private readonly registry: WorkflowRegistry = loadWorkflows();
-  private readonly logger: Logger = pino({ level: 'silent' });
+  private readonly logger: Logger = silentLogger();
   private readonly app: SimActor;
   private readonly operator: SimActor;
   private ids = 0;
@@ -314,11 +315,11 @@ export class SimSystem {
       });
     }
     this.every(this.operator, 5_000, () => {
-      for (const doc of this.store.list()) {
-        if (doc.state !== 'Error') continue;
-        const n = (this.resubmits.get(doc._id) ?? 0) + 1;
-        this.resubmits.set(doc._id, n);
-        command(doc._id, n > 3 ? 'cancel' : 'resubmit', `op.${doc._id}.${n}`);
+      for (const id of this.store.inspect((d) => (d.state === 'Error' ? d._id : null))) {
+        if (id === null) continue;
+        const n = (this.resubmits.get(id) ?? 0) + 1;
+        this.resubmits.set(id, n);
+        command(id, n > 3 ? 'cancel' : 'resubmit', `op.${id}.${n}`);
       }
     });
   }

@@ -151,6 +151,14 @@ export class InMemoryProcessStore implements ProcessStore {
       .map(({ _id: _ignored, ...e }) => structuredClone(e));
   }
 
+  /**
+   * Reads every stored process in insertion order without copying it: for the simulation's checks,
+   * which run often and only look. `read` must not change what it is given.
+   */
+  inspect<T>(read: (doc: Readonly<ProcessDocument>) => T): T[] {
+    return [...this.processes.values()].map(read);
+  }
+
   /** Every stored process in insertion order, for assertions and the simulation's invariant checks. */
   list(): ProcessDocument[] {
     return [...this.processes.values()].map((d) => structuredClone(d));
