@@ -78,6 +78,12 @@ export const ProcessDocument = z.object({
    */
   outboxSince: z.date().nullable().optional(),
   /**
+   * Complete-by of an attempt whose dispatch failed to send yet may have left (a send whose answer
+   * was lost): until then its forward call may still reach the agent and the remote, so no undo is
+   * dispatched before it. Optional: older documents have none, which means nothing is in flight.
+   */
+  inFlightUntil: z.date().nullable().optional(),
+  /**
    * Fingerprint of the submission that created the process (workflow, version, payload, replyTo),
    * so a redelivered submission is answered as the first time and only a different submission
    * with a taken orderId is a Duplicate. Optional: older documents have none.

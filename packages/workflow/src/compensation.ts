@@ -34,6 +34,12 @@ export function continueCompensation(draft: ProcessDraft, from: number, why: str
     return draft.finish(`${why}; nothing left to undo`);
   }
   const step = draft.step(target);
+  const inFlightUntil = draft.doc.inFlightUntil?.getTime() ?? 0;
+  if (inFlightUntil > draft.ctx.now) {
+    // A forward call whose send failed may still land until then: an undo sent now could overtake it.
+    draft.release(inFlightUntil);
+    return draft.finish(`${why}; undo of ${step.name} held ${inFlightUntil - draft.ctx.now} ms until a dispatch that may have left passes its complete-by`);
+  }
   if (step.state !== 'Compensating') {
     // First compensation attempt of this step: count its dispatches afresh and key it as an undo.
     step.state = 'Compensating';

@@ -62,7 +62,9 @@ export function cancel(doc: ProcessDocument, input: OperatorInput, ctx: Transiti
   draft.doc.failureCount = 0;
   draft.doc.deleteTime = null;
   draft.doc.reason = `canceled by ${input.by}${input.reason ? `: ${input.reason}` : ''}`;
-  const inFlightUntil = doc.state === 'Processing' && doc.completeBy !== null ? doc.completeBy.getTime() : ctx.now;
+  const held = doc.state === 'Processing' && doc.completeBy !== null ? doc.completeBy.getTime() : ctx.now;
+  // A dispatch whose send failed may have left all the same (see `undelivered`): wait for it too.
+  const inFlightUntil = Math.max(held, doc.inFlightUntil?.getTime() ?? 0);
   const holdMs = Math.max(0, inFlightUntil - ctx.now);
   draft.release(ctx.now + holdMs);
   const why = holdMs > 0 ? `${draft.doc.reason}; undo held ${holdMs} ms until the in-flight attempt's complete-by` : draft.doc.reason;

@@ -155,6 +155,32 @@ describe('when an operator cancels while the forward call may still reach the re
     expect(run.try({ type: 'claim' }).applied).toBe(true);
   });
 
+  // Found by the simulation (seed 5704, 10 orders): the send of a dispatch failed but the message
+  // had left; the process went back to Pending, a cancel then undid the step at once, and the
+  // forward call landed after its undo at a remote that ignores `compensates`.
+  it('holds the undo until the complete-by of a dispatch whose send failed, as it may have left all the same', () => {
+    const run = secondStepInFlight();
+    const lost = run.request();
+    run.apply({ type: 'undelivered', attempt: lost.attempt, error: 'answer lost' });
+    run.now += 100;
+    const { next, history } = run.apply({ type: 'cancel', by: 'op' });
+    expect(next.notBefore).toEqual(new Date(lost.completeBy));
+    expect(history.why).toContain(`undo held ${lost.completeBy - run.now} ms`);
+    run.now = lost.completeBy - 1;
+    expect(run.try({ type: 'claim' })).toMatchObject({ applied: false });
+  });
+
+  it('holds a compensation that starts for another reason until that complete-by too', () => {
+    const run = secondStepInFlight();
+    const lost = run.request();
+    run.apply({ type: 'undelivered', attempt: lost.attempt, error: 'answer lost' });
+    run.now = run.doc.notBefore.getTime();
+    run.apply({ type: 'claim' });
+    run.reply(refused('card declined'));
+    expect(run.doc).toMatchObject({ state: 'Pending', mode: 'compensate' });
+    expect(run.doc.notBefore).toEqual(new Date(lost.completeBy));
+  });
+
   it('names the forward call and its result on every undo it dispatches', () => {
     const run = secondStepInFlight();
     run.reply(ok({ chargeId: 'c-1' }));

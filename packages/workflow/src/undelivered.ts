@@ -11,7 +11,9 @@ export const UNDELIVERED_RETRY_MS = 1000;
  * out). Holding the process until complete-by would burn a failure for a step that never left,
  * so it goes back to Pending for another claim, without counting a failure. If the send did
  * leave after all (a timed-out command that Redis ran later), its reply is stale (new attempt)
- * and the remote replays the effect under the same idempotency key: nothing is done twice.
+ * and the remote replays the effect under the same idempotency key: nothing is done twice. But
+ * its forward call may still land until that attempt's complete-by, so `inFlightUntil` keeps that
+ * time and no undo is dispatched before it (an undo that overtook it would leave its effect).
  */
 export function undelivered(doc: ProcessDocument, attempt: number, error: string, ctx: TransitionContext): TransitionResult {
   const held = doc.state === 'Processing' || doc.state === 'Compensating';
@@ -21,6 +23,7 @@ export function undelivered(doc: ProcessDocument, attempt: number, error: string
   const draft = new ProcessDraft(doc, ctx);
   const step = draft.step().name;
   draft.doc.reason = `${step}: dispatch not sent (${error})`;
+  if (doc.completeBy && doc.completeBy.getTime() > (doc.inFlightUntil?.getTime() ?? 0)) draft.doc.inFlightUntil = new Date(doc.completeBy);
   draft.release(ctx.now + UNDELIVERED_RETRY_MS);
   return draft.finish(`dispatch of ${step}#${attempt} not sent (${error}); released for another claim in ${UNDELIVERED_RETRY_MS} ms`);
 }
