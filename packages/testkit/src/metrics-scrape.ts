@@ -37,7 +37,9 @@ export class MetricsScrape {
     }
     if (histograms.size > 0) {
       const untyped = text.replace(/^# TYPE (\S+) histogram$/gm, (line, name: string) => (histograms.has(name) ? `# TYPE ${name} untyped` : line));
-      const parts = new Map(parsePrometheusTextFormat(untyped).map((f) => [f.name, f.metrics]));
+      // Each label set's samples come as a block, so one suffix appears as several families: join them.
+      const parts = new Map<string, RawSamples>();
+      for (const f of parsePrometheusTextFormat(untyped)) parts.set(f.name, [...(parts.get(f.name) ?? []), ...f.metrics]);
       for (const name of histograms) families.get(name)!.series = histogramSeries(parts.get(`${name}_bucket`) ?? [], parts.get(`${name}_sum`) ?? [], parts.get(`${name}_count`) ?? []);
     }
     this.families = families;
