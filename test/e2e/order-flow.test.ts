@@ -197,6 +197,20 @@ describe('orders flowing through every service as its own process', () => {
       expect(dead.some((d) => d['original'] === 'just a string')).toBe(true);
       expect(await fx.processes({ orderId: { $in: ['bad-types', 'bad-workflow', 'bad-size'] } })).toHaveLength(0);
       expect(fx.system.byRole('submission')[0]?.running).toBe(true);
+
+      // The dead letters are counted by why: failed validation, and the unknown workflow the handler refused.
+      // The counter moves just after the entry is written: wait for it, with a deadline.
+      const page = await fx.stack.waitFor(
+        async () => {
+          const p = await scrape('submission');
+          return p.total('sas_dead_letters_total', { queue: 'submission' }) >= dead.length ? p : null;
+        },
+        { timeoutMs: 10_000, description: 'the submission service to count its dead letters' },
+      );
+      const byKind: Record<string, number> = {};
+      for (const s of page.series('sas_dead_letters_total', { queue: 'submission' })) byKind[s.labels['kind'] ?? '(none)'] = s.value;
+      expect(byKind['refused']).toBe(1);
+      expect(Object.values(byKind).reduce((a, b) => a + b, 0)).toBe(dead.length);
     });
   });
 
