@@ -1,5 +1,6 @@
 import { SasClient } from '@sas/client';
 import { SCHEMA_VERSION } from '@sas/contracts';
+import { scrapeMetrics, type MetricsScrape } from '@sas/testkit';
 import { repeatedEffects } from '../support/ledger-checks';
 import { SystemFixture } from '../support/system-fixture';
 
@@ -10,9 +11,26 @@ describe('orders flowing through every service as its own process', () => {
   const ids = Array.from({ length: ORDERS }, (_, i) => `order-${String(i).padStart(3, '0')}`);
 
   beforeAll(async () => {
-    fx = await SystemFixture.start('order-flow', { schedulers: 1, supervisors: 1 });
+    // Every role serves /metrics: the probe port picked free, the dashboard on its own port. The
+    // dashboard leaves the alerts queue to this test's collector.
+    const probes = { PROBE_PORT: '0' };
+    fx = await SystemFixture.start('order-flow', { schedulers: 1, supervisors: 1, dashboard: 1 }, {
+      scheduler: probes,
+      supervisor: probes,
+      submission: probes,
+      agent: probes,
+      dashboard: { ALERTS_CONSUME: 'false' },
+    });
   });
   afterAll(() => fx?.stop());
+
+  /** Scrapes the `/metrics` of the first process of a role, at the port its ready line names. */
+  async function scrape(role: Parameters<SystemFixture['system']['byRole']>[0]): Promise<MetricsScrape> {
+    const proc = fx.system.byRole(role)[0];
+    const ready = proc?.lines.find((l) => l.json?.['probePort'] !== undefined || l.json?.['msg'] === 'dashboard ready');
+    const base = role === 'dashboard' ? String(ready?.json?.['url']) : `http://127.0.0.1:${String(ready?.json?.['probePort'])}`;
+    return scrapeMetrics(`${base}/metrics`);
+  }
 
   it('processes 50 orders with exactly one remote effect per step and one status stream per order', async () => {
     await fx.submit(ids.map((id) => fx.order(id)));
@@ -48,6 +66,60 @@ describe('orders flowing through every service as its own process', () => {
     for (const id of ids) {
       expect(fx.statusesOf(id)).toEqual(['Received', 'Processing', 'StepCompleted', 'StepCompleted', 'StepCompleted', 'Processed']);
     }
+  });
+
+  it('exposes the key series on every role’s /metrics once the orders are done', async () => {
+    const stepsDone = ORDERS * 3;
+    const forwardOk = { workflow: 'order-fulfilment', mode: 'forward', outcome: 'ok' };
+    // Counters move just after the state they count is written: wait for them, with a deadline.
+    const scheduler = await fx.stack.waitFor(
+      async () => {
+        const page = await scrape('scheduler');
+        return page.total('sas_step_duration_seconds', forwardOk) >= stepsDone && page.total('sas_status_events_sent_total', { status: 'Processed' }) >= ORDERS ? page : null;
+      },
+      { timeoutMs: 15_000, description: 'the scheduler to count every step and every Processed status' },
+    );
+    expect(scheduler.family('sas_step_duration_seconds').type).toBe('histogram');
+    for (const [step, agent] of [['reserve-inventory', 'inventory'], ['charge-payment', 'payment'], ['create-shipment', 'shipping']] as const) {
+      const [series] = scheduler.series('sas_step_duration_seconds', { ...forwardOk, step, agent });
+      expect(series?.value).toBeGreaterThanOrEqual(ORDERS);
+      expect(series?.sum).toBeGreaterThan(0);
+      expect(series?.buckets?.['+Inf']).toBe(series?.value);
+    }
+    // A claim dispatches an order's first step; the later ones go out as the replies are applied.
+    expect(scheduler.total('sas_scheduler_claims_total')).toBeGreaterThanOrEqual(ORDERS);
+    expect(scheduler.total('sas_messages_handled_total', { queue: 'scheduler.replies' })).toBeGreaterThanOrEqual(stepsDone);
+    expect(scheduler.family('process_resident_memory_bytes').type).toBe('gauge');
+
+    const submission = await scrape('submission');
+    expect(submission.total('sas_messages_handled_total', { queue: 'submission' })).toBeGreaterThanOrEqual(ORDERS);
+    expect(submission.total('sas_status_events_sent_total', { status: 'Received' })).toBeGreaterThanOrEqual(ORDERS);
+    expect(submission.family('sas_dead_letters_total').type).toBe('counter');
+
+    for (const agent of ['inventory', 'payment', 'shipping']) {
+      const page = await scrape(`agent-${agent}`);
+      expect(page.total('sas_agent_requests_total', { agent, outcome: 'replied-ok' })).toBeGreaterThanOrEqual(ORDERS);
+      expect(page.total('sas_agent_remote_calls_total', { agent })).toBeGreaterThanOrEqual(ORDERS);
+      expect(page.family('sas_agent_retries_total').type).toBe('counter');
+      expect(page.series('sas_agent_breaker_state', { agent }).map((s) => s.value)).toEqual([0]);
+    }
+
+    const supervisor = await fx.stack.waitFor(
+      async () => {
+        const page = await scrape('supervisor');
+        return page.total('sas_supervisor_sweeps_total') > 0 ? page : null;
+      },
+      { timeoutMs: 15_000, description: 'the supervisor to have swept' },
+    );
+    expect(supervisor.family('sas_supervisor_recoveries_total').type).toBe('counter');
+    expect(supervisor.total('sas_supervisor_leader')).toBe(1);
+
+    const dashboard = await scrape('dashboard');
+    expect(dashboard.family('sas_processes').type).toBe('gauge');
+    expect(dashboard.total('sas_processes', { workflow: 'order-fulfilment', state: 'Processed' })).toBe(ORDERS);
+    expect(dashboard.family('sas_queue_jobs').type).toBe('gauge');
+    expect(dashboard.series('sas_queue_jobs', { queue: 'agent.payment.requests' }).map((s) => s.labels['state']).sort()).toEqual(['active', 'delayed', 'failed', 'prioritized', 'waiting']);
+    expect(dashboard.total('sas_queue_jobs', { queue: 'submission', state: 'waiting' })).toBe(0);
   });
 
   it('answers the same submission sent again as the first time, never Duplicate', async () => {
@@ -125,6 +197,20 @@ describe('orders flowing through every service as its own process', () => {
       expect(dead.some((d) => d['original'] === 'just a string')).toBe(true);
       expect(await fx.processes({ orderId: { $in: ['bad-types', 'bad-workflow', 'bad-size'] } })).toHaveLength(0);
       expect(fx.system.byRole('submission')[0]?.running).toBe(true);
+
+      // The dead letters are counted by why: failed validation, and the unknown workflow the handler refused.
+      // The counter moves just after the entry is written: wait for it, with a deadline.
+      const page = await fx.stack.waitFor(
+        async () => {
+          const p = await scrape('submission');
+          return p.total('sas_dead_letters_total', { queue: 'submission' }) >= dead.length ? p : null;
+        },
+        { timeoutMs: 10_000, description: 'the submission service to count its dead letters' },
+      );
+      const byKind: Record<string, number> = {};
+      for (const s of page.series('sas_dead_letters_total', { queue: 'submission' })) byKind[s.labels['kind'] ?? '(none)'] = s.value;
+      expect(byKind['refused']).toBe(1);
+      expect(Object.values(byKind).reduce((a, b) => a + b, 0)).toBe(dead.length);
     });
   });
 

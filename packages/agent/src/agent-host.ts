@@ -3,6 +3,7 @@ import type { Consumer } from '@sas/bus';
 import { AgentRequest, QueueNames, type AgentReply } from '@sas/contracts';
 import type { Clock } from '@sas/runtime';
 import type { AgentDefinition } from './agent-definition';
+import type { AgentMetrics } from './agent-metrics';
 import { AgentWorker, type AgentWorkerDefaults } from './agent-worker';
 import { BreakerReporter, type BreakerReportSink } from './breaker-reporter';
 import type { Breakers } from './breakers';
@@ -37,6 +38,8 @@ export interface AgentHostDeps {
   defaults: AgentWorkerDefaults;
   /** Requests handled at once per agent. @default 16 */
   concurrency?: number;
+  /** Where every handled request is reported. @default none */
+  metrics?: AgentMetrics;
 }
 
 interface Hosted {
@@ -102,7 +105,8 @@ export class AgentHost {
         schema: AgentRequest,
         concurrency: deps.concurrency ?? 16,
         handle: async (request) => {
-          await worker.handle(request);
+          const outcome = await worker.handle(request);
+          deps.metrics?.requestHandled(agent.name, outcome);
         },
       });
       return { name: agent.name, worker, consumer, reporter };
@@ -129,6 +133,11 @@ export class AgentHost {
         return Object.entries(entries).map(([k, v]) => [`${prefix}${k}`, v] as const);
       }),
     );
+  }
+
+  /** Failed breaker-state writes so far, per agent, for `/metrics`. */
+  breakerReportFailures(): { agent: string; failures: number }[] {
+    return this.hosted.map((h) => ({ agent: h.name, failures: h.reporter?.failedReports() ?? 0 }));
   }
 
   /**

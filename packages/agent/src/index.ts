@@ -22,6 +22,7 @@
 export * from './agent-call';
 export * from './agent-definition';
 export * from './agent-host';
+export * from './agent-metrics';
 export * from './agent-worker';
 export * from './backoff';
 export * from './breaker-reporter';
@@ -33,6 +34,7 @@ export * from './agent-config';
 export * from './deadline';
 export * from './handle-outcome';
 export * from './parse-retry-after';
+export * from './prom-agent-metrics';
 export * from './resolve-operation';
 export * from './run-agent';
 export * from './sleep';

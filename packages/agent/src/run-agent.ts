@@ -1,12 +1,14 @@
-import { Bus } from '@sas/bus';
+import { Bus, PromBusMetrics } from '@sas/bus';
 import { QueueNames } from '@sas/contracts';
 import {
   ProbeServer,
   closeAll,
   createLogger,
+  createMetricsRegistry,
   defaultInstanceId,
   installShutdown,
   loadConfig,
+  scrapedCounter,
   systemClock,
   type Closable,
 } from '@sas/runtime';
@@ -15,6 +17,7 @@ import type { AgentDefinition } from './agent-definition';
 import { AgentConfig, breakerSettingsOf, retryDefaultsOf } from './agent-config';
 import { AgentHost } from './agent-host';
 import { CircuitBreakers } from './circuit-breakers';
+import { PromAgentMetrics } from './prom-agent-metrics';
 import { sleep } from './sleep';
 
 /** Options of {@link runAgent}. */
@@ -61,8 +64,12 @@ export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> 
 
   const store = await connectStore(config.MONGO_URL, config.MONGO_DB);
   await ensureIndexes(store.db);
-  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock: systemClock });
+  // Its own registry, not prom-client's global one: a test may run several agents in one process.
+  const registry = createMetricsRegistry();
+  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock: systemClock, metrics: new PromBusMetrics(registry) });
   const breakers = new CircuitBreakers({ ...breakerSettingsOf(config), clock: systemClock, logger });
+  const metrics = new PromAgentMetrics(registry);
+  const unwatchBreakers = metrics.watchBreakers(breakers, names);
   const host = new AgentHost({
     agents: options.agents,
     instanceId,
@@ -76,22 +83,33 @@ export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> 
     logger,
     defaults: { retry: retryDefaultsOf(config) },
     concurrency: config.CONCURRENCY,
+    metrics,
   });
   host.start();
+  scrapedCounter({
+    registry,
+    name: 'sas_agent_breaker_report_failures_total',
+    help: 'Breaker-state writes to the store that failed (the dashboard then shows an older state), by agent',
+    labelNames: ['agent'],
+    read: () => host.breakerReportFailures().map(({ agent, failures }) => ({ labels: { agent }, value: failures })),
+  });
 
   // Consumers first (in-flight requests finish and reply), then the reporters, the bus, the store.
   const closables: Closable[] = [
     { name: 'agents', close: () => host.close() },
     { name: 'bus', close: () => bus.close() },
-    { name: 'circuit breakers', close: () => Promise.resolve(breakers.close()) },
+    {
+      name: 'circuit breakers',
+      close: () => {
+        unwatchBreakers();
+        return Promise.resolve(breakers.close());
+      },
+    },
     { name: 'store', close: () => store.close() },
   ];
   let probePort: number | null = null;
   if (config.PROBE_PORT >= 0) {
-    const probe = new ProbeServer(service, {
-      ready: () => bus.isReady() && host.isRunning(),
-      metrics: () => host.stats(),
-    });
+    const probe = new ProbeServer({ ready: () => bus.isReady() && host.isRunning(), registry });
     probePort = await probe.start(config.PROBE_PORT);
     closables.push({ name: 'probe server', close: () => probe.close() });
   }

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { QUEUE_NAME_PATTERN, QueueNames, SCHEMA_VERSION, replyQueueClosedKey, type DeadLetterEntry } from '@sas/contracts';
 import type { Clock } from '@sas/runtime';
 import { DEFAULT_JOB_OPTIONS, createRedisConnection } from '@sas/client';
+import type { BusMetrics } from './bus-metrics';
 import { Consumer } from './consumer';
 import { QueueCache } from './queue-cache';
 import { withSendDeadline } from './send-deadline';
@@ -24,6 +25,8 @@ export interface BusOptions {
   sendTimeoutMs?: number;
   /** Queue handles kept for sending to non-system queues (reply queues). @default 256 */
   queueCacheSize?: number;
+  /** Where consumers' handled, retried and dead-lettered messages are counted. @default none */
+  metrics?: BusMetrics;
 }
 
 /**
@@ -111,7 +114,7 @@ export class Bus implements DeadLetterSink {
     const connection = createRedisConnection(this.options.redisUrl);
     connection.on('error', (err) => this.options.logger.debug({ err: err.message }, 'consumer redis error'));
     this.consumerConnections.push(connection);
-    const consumer = new Consumer(spec, connection, this.options.prefix, this, this.options.logger.child({ queue: spec.queue }));
+    const consumer = new Consumer(spec, connection, this.options.prefix, this, this.options.logger.child({ queue: spec.queue }), this.options.metrics);
     this.consumers.push(consumer as unknown as Consumer<z.ZodTypeAny>);
     return consumer;
   }
@@ -132,6 +135,8 @@ export class Bus implements DeadLetterSink {
       this.sendTimeoutMs,
       QueueNames.deadLetter,
     );
+    // Counted once written: here every dead letter passes, the consumers' and the handlers' own.
+    this.options.metrics?.deadLettered(input.queue, input.kind ?? 'refused');
   }
 
   /** A queue handle for tools that inspect queues (dashboard, tests); kept until the bus closes. */

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { describeIssues } from '@sas/contracts';
 import { ensureError } from '@sas/runtime';
 import { defaultLockFor, type ConsumerLock } from './consumer-lock';
+import type { BusMetrics, DeadLetterKind } from './bus-metrics';
 import type { ConsumerSpec } from './consumer-spec';
 import type { DeadLetterSink } from './dead-letter-sink';
 import { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry-policy';
@@ -36,6 +37,7 @@ export class Consumer<S extends z.ZodTypeAny> {
     prefix: string,
     private readonly deadLetters: DeadLetterSink,
     private readonly logger: Logger,
+    private readonly metrics?: Pick<BusMetrics, 'handled' | 'retried'>,
   ) {
     this.retry = { ...DEFAULT_RETRY_POLICY, ...spec.retry };
     const lock: ConsumerLock = { ...defaultLockFor(spec.queue), ...spec.lock };
@@ -69,7 +71,7 @@ export class Consumer<S extends z.ZodTypeAny> {
     const parsed = this.spec.schema.safeParse(job.data);
     if (!parsed.success) {
       const issues = describeIssues(parsed.error);
-      await this.reject(job, `invalid message on ${this.spec.queue}`, issues);
+      await this.reject(job, `invalid message on ${this.spec.queue}`, issues, 'invalid');
       return; // complete the job: the message lives on in the dead-letter queue
     }
     // attemptsStarted counts this delivery too (BullMQ increments it when the job becomes active).
@@ -77,18 +79,19 @@ export class Consumer<S extends z.ZodTypeAny> {
     if (delivery > this.retry.attempts) {
       // Earlier deliveries ended without an outcome: the consumer died each time (a message that
       // crashes its service, or a service killed over and over). Keep it, and stop the loop.
-      await this.reject(job, `delivered ${delivery} times without finishing (its consumer stopped each time)`, []);
+      await this.reject(job, `delivered ${delivery} times without finishing (its consumer stopped each time)`, [], 'redelivered');
       return;
     }
     try {
       await this.spec.handle(parsed.data, { jobId: job.id ?? '', queue: this.spec.queue, attemptsMade: delivery - 1 });
       this.handled += 1;
+      this.metrics?.handled(this.spec.queue);
     } catch (e) {
       const err = ensureError(e);
       const decision = decideRetry(this.retry, delivery, err);
       if (!decision.retry) {
         this.logger.warn({ err, jobId: job.id, delivery }, 'handler failed on its last delivery');
-        await this.reject(job, `handler failed ${delivery} times: ${err.message}`, []);
+        await this.reject(job, `handler failed ${delivery} times: ${err.message}`, [], 'handler-failed');
         return; // complete the job: the message lives on in the dead-letter queue
       }
       this.logger.warn({ err, jobId: job.id, delivery, retryInMs: decision.delayMs }, 'handler failed; will retry');
@@ -98,6 +101,7 @@ export class Consumer<S extends z.ZodTypeAny> {
         throw err;
       });
       this.retried += 1;
+      this.metrics?.retried(this.spec.queue);
       throw new DelayedError();
     }
   }
@@ -113,16 +117,16 @@ export class Consumer<S extends z.ZodTypeAny> {
     this.logger.warn({ err, queue: this.spec.queue, jobId: job.id, state }, 'message failed');
     if (state !== 'failed') return; // BullMQ will deliver it again
     try {
-      await this.reject(job, `handler failed: ${err.message}`, []);
+      await this.reject(job, `handler failed: ${err.message}`, [], 'job-failed');
     } catch (e) {
       this.logger.error({ err: ensureError(e), jobId: job.id }, 'could not dead-letter a failed job; it stays in the failed set');
     }
   }
 
-  private async reject(job: Job, reason: string, issues: string[]): Promise<void> {
+  private async reject(job: Job, reason: string, issues: string[], kind: DeadLetterKind): Promise<void> {
     this.rejected += 1;
     this.logger.warn({ queue: this.spec.queue, jobId: job.id, reason, issues }, 'message rejected to dead-letter queue');
-    await this.deadLetters.deadLetter({ queue: this.spec.queue, reason, issues, original: job.data });
+    await this.deadLetters.deadLetter({ queue: this.spec.queue, reason, kind, issues, original: job.data });
     if (this.spec.onRejected) {
       try {
         await this.spec.onRejected(job.data, reason, issues);

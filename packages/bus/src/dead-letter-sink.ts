@@ -1,7 +1,11 @@
+import type { DeadLetterKind } from './bus-metrics';
+
 /** What a rejected message is reported with. */
 export interface DeadLetterInput {
   queue: string;
   reason: string;
+  /** The reason as a metrics label; not stored in the entry. @default 'refused' */
+  kind?: DeadLetterKind;
   issues: readonly string[];
   original: unknown;
 }

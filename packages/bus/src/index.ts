@@ -13,4 +13,6 @@ export * from './consumer-spec';
 export * from './consumer-lock';
 export * from './retry-policy';
 export * from './dead-letter-sink';
+export * from './bus-metrics';
+export * from './prom-bus-metrics';
 export * from './send-options';

@@ -23,7 +23,8 @@ export interface FiringContext {
 
 /** How one firing ended. */
 export type FiringOutcome =
-  | { kind: 'fired' | 'failed'; fireTime: Date }
+  /** `late`: the firing started past its fire time by more than the tolerance (or made up a missed one). */
+  | { kind: 'fired' | 'failed'; fireTime: Date; late: boolean }
   /** An attempt failed transiently; the firing stays in flight and is tried again at `retryAt`. */
   | { kind: 'retrying'; fireTime: Date; attempts: number; retryAt: Date }
   /** Another runner changed the job first, or the job was canceled while the firing was in flight. */
@@ -169,7 +170,7 @@ async function attemptFiring(ctx: FiringContext, job: JobSpecificationDocument, 
   const details = { status: statuses.status, nextFireTime: job.nextFireTime, late: inFlight.late, lateByMs: inFlight.lateByMs, missedSince: inFlight.missedSince };
   if (sent) log.info(details, 'job fired');
   else log.warn({ ...details, reason }, 'job firing failed');
-  return { kind: sent ? 'fired' : 'failed', fireTime };
+  return { kind: sent ? 'fired' : 'failed', fireTime, late: inFlight.late };
 }
 
 /**

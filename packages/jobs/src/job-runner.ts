@@ -70,7 +70,7 @@ export class JobRunner {
   private closed = false;
   private leader = false;
   private readonly ctx: FiringContext;
-  private readonly counters = { polls: 0, fired: 0, failed: 0, redone: 0, lost: 0, retrying: 0 };
+  private readonly counters = { polls: 0, fired: 0, failed: 0, redone: 0, lost: 0, retrying: 0, late: 0 };
 
   constructor(
     private readonly store: JobStore,
@@ -188,6 +188,7 @@ export class JobRunner {
     if (outcome.kind === 'failed') report.failed += 1;
     if (outcome.kind === 'retrying') report.retrying += 1;
     if (outcome.kind === 'fired' || outcome.kind === 'failed' || outcome.kind === 'lost' || outcome.kind === 'retrying') this.counters[outcome.kind] += 1;
+    if ((outcome.kind === 'fired' || outcome.kind === 'failed') && outcome.late) this.counters.late += 1;
   }
 
   /** Stops polling and gives the lease up so a standby takes over at once. Idempotent. */

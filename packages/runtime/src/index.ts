@@ -18,5 +18,7 @@ export * from './create-logger';
 export * from './instance-id';
 export * from './shutdown';
 export * from './probe-server';
+export * from './metrics-registry';
+export * from './scraped-counter';
 export * from './clock';
 export * from './read-optional-file';

@@ -1,26 +1,24 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
 
 /** What the probe server asks the service. */
 export interface ProbeSources {
   /** Ready to take work (connected to Redis and MongoDB, workers running). */
   ready(): boolean;
-  /** Counters and gauges, rendered in Prometheus text format. */
-  metrics(): Record<string, number>;
+  /** The process's own metrics registry (see `createMetricsRegistry`), rendered at every scrape. */
+  registry: Registry;
 }
 
 /**
- * `/healthz` (process alive), `/readyz` (dependencies up) and `/metrics` over HTTP.
- * `start()` resolves with the bound port.
+ * `/healthz` (process alive), `/readyz` (dependencies up) and `/metrics` (Prometheus exposition of
+ * the service's registry) over HTTP. `start()` resolves with the bound port.
  */
 export class ProbeServer {
   private server: Server | undefined;
   private closing: Promise<void> | undefined;
 
-  constructor(
-    private readonly service: string,
-    private readonly sources: ProbeSources,
-  ) {}
+  constructor(private readonly sources: ProbeSources) {}
 
   async start(port: number, host = '0.0.0.0'): Promise<number> {
     const server = createServer((req, res) => {
@@ -30,10 +28,7 @@ export class ProbeServer {
         const ready = this.sources.ready();
         res.writeHead(ready ? 200 : 503, { 'content-type': 'text/plain' }).end(ready ? 'ready\n' : 'not ready\n');
       } else if (req.url === '/metrics') {
-        const lines = Object.entries(this.sources.metrics()).map(
-          ([k, v]) => `sas_${this.service.replace(/[^a-zA-Z0-9_]/g, '_')}_${k} ${v}`,
-        );
-        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(lines.join('\n') + '\n');
+        void this.metrics(res);
       } else {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /healthz, /readyz, /metrics\n');
       }
@@ -44,6 +39,17 @@ export class ProbeServer {
       server.listen(port, host, () => resolve());
     });
     return (server.address() as AddressInfo).port;
+  }
+
+  /** A collector that fails (a store query on scrape) fails this scrape only, with a reason. */
+  private async metrics(res: ServerResponse): Promise<void> {
+    const { registry } = this.sources;
+    try {
+      const text = await registry.metrics();
+      res.writeHead(200, { 'content-type': registry.contentType }).end(text);
+    } catch (e) {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics unavailable: ${e instanceof Error ? e.message : String(e)}\n`);
+    }
   }
 
   close(): Promise<void> {

@@ -24,3 +24,4 @@ export * from './manual-clock';
 export * from './everyone-leads';
 export * from './fault-injector';
 export * from './fault-table';
+export * from './metrics-scrape';

@@ -12,3 +12,4 @@
  */
 export * from './process-service';
 export * from './run-main';
+export * from './status-counting-outbox';

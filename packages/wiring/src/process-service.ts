@@ -1,8 +1,9 @@
-import { Bus } from '@sas/bus';
+import { Bus, PromBusMetrics } from '@sas/bus';
 import { QueueNames } from '@sas/contracts';
-import { ProcessEngine } from '@sas/engine';
+import { ProcessEngine, type Outbox } from '@sas/engine';
 import {
   createLogger,
+  createMetricsRegistry,
   defaultInstanceId,
   readOptionalFile,
   systemClock,
@@ -12,6 +13,8 @@ import {
 } from '@sas/runtime';
 import { MongoProcessStore, connectStore, ensureIndexes, type StoreConnection } from '@sas/store';
 import { loadWorkflows, type WorkflowRegistry } from '@sas/workflow';
+import type { Registry } from 'prom-client';
+import { StatusCountingOutbox } from './status-counting-outbox';
 
 /** The configuration fields {@link openProcessService} reads (every such service's schema has them). */
 export interface ProcessServiceConfig {
@@ -33,7 +36,11 @@ export interface ProcessService {
   connection: StoreConnection;
   store: MongoProcessStore;
   bus: Bus;
+  /** The bus as the engine sends through it, counting status events; give it to whatever else sends them. */
+  outbox: Outbox;
   engine: ProcessEngine;
+  /** This process's metrics (bus and status counters already on it); the service adds its own and serves it. */
+  metrics: Registry;
   /** Bus then store, in the order shutdown should close them (after the service's own components). */
   closables: Closable[];
 }
@@ -51,10 +58,12 @@ export async function openProcessService(service: string, config: ProcessService
   await ensureIndexes(connection.db);
   const store = new MongoProcessStore(connection.db);
   const clock = systemClock;
-  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock });
+  const metrics = createMetricsRegistry();
+  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock, metrics: new PromBusMetrics(metrics) });
+  const outbox = new StatusCountingOutbox(bus, metrics);
   const engine = new ProcessEngine({
     store,
-    outbox: bus,
+    outbox,
     registry,
     clock,
     who: instanceId,
@@ -69,7 +78,9 @@ export async function openProcessService(service: string, config: ProcessService
     connection,
     store,
     bus,
+    outbox,
     engine,
+    metrics,
     closables: [
       { name: 'bus', close: () => bus.close() },
       { name: 'store', close: () => connection.close() },

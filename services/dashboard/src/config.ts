@@ -7,7 +7,7 @@ const AgentName = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'each agent name mu
 
 /**
  * Environment of the dashboard service. `PROBE_PORT` from the common fields is not used: the
- * dashboard serves `/healthz` and `/readyz` on its own port.
+ * dashboard serves `/healthz`, `/readyz` and `/metrics` on its own port.
  */
 export const DashboardConfig = z
   .object({

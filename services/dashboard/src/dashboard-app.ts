@@ -5,12 +5,15 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { AlertStore } from './alert-store';
 import { apiErrorHandler, apiNotFound } from './api-errors';
 import type { CommandSender } from './command-sender';
 import { pageSecurityPolicy, renderDashboardPage } from './dashboard-page';
 import { type DashboardAuth, loginRoute, principalOf, requireAccess } from './dashboard-access';
+import { registerDashboardMetrics } from './dashboard-metrics';
 import { healthRoutes } from './health-routes';
+import { metricsRoute } from './metrics-route';
 import { overviewRoutes } from './overview-routes';
 import { processRoutes } from './process-routes';
 import type { ProcessReadModel } from './process-read-model';
@@ -38,6 +41,11 @@ export interface DashboardAppDeps {
   queuePrefix: string;
   /** @default () => new Date() */
   now?: () => Date;
+  /**
+   * The process's registry: the dashboard adds the process and queue gauges to it and serves it
+   * at `/metrics`. @default none: no `/metrics`
+   */
+  metrics?: Registry;
 }
 
 /** Where bull-board is mounted. */
@@ -46,7 +54,7 @@ export const BULL_BOARD_PATH = '/queues';
 /**
  * Builds the operator surface: bull-board at `/queues` (read-write for operators, who retry failed
  * jobs there; read-only for viewers), the JSON API under `/api`, the page at `/`, `/login`, and
- * the open probes `/healthz` `/readyz`. Everything but the probes and `/login` needs a token. It only reads the
+ * the open probes `/healthz` `/readyz` (and `/metrics` when given a registry). Everything but the probes and `/login` needs a token. It only reads the
  * store and the queues; changes go to schedulers as operator commands. (Consuming alerts is wired
  * beside it in `main.ts`, see `AlertInbox`.)
  *
@@ -65,6 +73,10 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
   const viewerBoard = bullBoard(deps.queues, true);
 
   app.use(healthRoutes({ readModel: deps.readModel, redisReady: deps.redisReady }));
+  if (deps.metrics) {
+    registerDashboardMetrics(deps.metrics, { readModel: deps.readModel, inspector, logger: deps.logger });
+    app.use(metricsRoute(deps.metrics));
+  }
   app.use(loginRoute(deps.auth));
   app.use(requireAccess(deps.auth));
   app.use(sameOriginGuard);

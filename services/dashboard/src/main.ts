@@ -1,5 +1,5 @@
-import { Bus } from '@sas/bus';
-import { createLogger, defaultInstanceId, installShutdown, loadConfig, systemClock } from '@sas/runtime';
+import { Bus, PromBusMetrics } from '@sas/bus';
+import { createLogger, createMetricsRegistry, defaultInstanceId, installShutdown, loadConfig, systemClock } from '@sas/runtime';
 import { connectStore } from '@sas/store';
 import { alertConsumerSpec } from './alert-consumer-spec';
 import { AlertInbox } from './alert-inbox';
@@ -18,7 +18,8 @@ async function main(): Promise<void> {
   const instanceId = config.INSTANCE_ID ?? defaultInstanceId('dashboard');
   const logger = createLogger({ service: 'dashboard', instanceId, level: config.LOG_LEVEL });
   const store = await connectStore(config.MONGO_URL, config.MONGO_DB);
-  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock: systemClock });
+  const metrics = createMetricsRegistry();
+  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock: systemClock, metrics: new PromBusMetrics(metrics) });
   const alerts = new MongoAlertStore(store.db);
   await alerts.ensureIndexes();
   if (config.ALERTS_CONSUME) {
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
     redisReady: () => bus.isReady(),
     instanceId,
     queuePrefix: config.QUEUE_PREFIX,
+    metrics,
   });
   const server = new DashboardServer(app);
   const port = await server.start(config.PORT, config.HOST);

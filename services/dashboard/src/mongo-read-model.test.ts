@@ -67,6 +67,14 @@ describe('reading processes from MongoDB', () => {
     expect(NO_VALUE).toBe('(none)');
   });
 
+  it('counts processes by workflow and state with count queries', async () => {
+    const counts = await model.countByWorkflowAndState();
+    expect(counts.sort((a, b) => a.workflow.localeCompare(b.workflow))).toEqual([
+      { workflow: 'fast-manual', state: 'Error', count: 1 },
+      { workflow: 'order-fulfilment', state: 'Processed', count: 3 },
+    ]);
+  });
+
   it('reads breaker states and answers a ping', async () => {
     expect(await model.breakers()).toEqual([expect.objectContaining({ _id: 'payment/a', state: 'open', retryAt: at(9) })]);
     await expect(model.ping()).resolves.toBeUndefined();

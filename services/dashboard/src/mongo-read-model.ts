@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import type { BreakerStateDocument, ProcessDocument, ProcessEventEntry } from '@sas/contracts';
 import { BreakerRepository, CollectionNames, MongoProcessStore } from '@sas/store';
 import { processListFilter, type ProcessListQuery } from './process-list-query';
-import type { ProcessReadModel } from './process-read-model';
+import type { ProcessCount, ProcessReadModel } from './process-read-model';
 
 /** Key under which {@link ProcessReadModel.countBy} counts documents that lack the field. */
 export const NO_VALUE = '(none)';
@@ -44,6 +44,24 @@ export class MongoReadModel implements ProcessReadModel {
       counts[key] = (counts[key] ?? 0) + g.n;
     }
     return counts;
+  }
+
+  /**
+   * One `$group` by state per workflow rather than one by `{ workflow, state }`: the embedded store
+   * groups by a single field only, and workflows are few, so this stays a handful of count queries.
+   */
+  async countByWorkflowAndState(): Promise<ProcessCount[]> {
+    const workflows = Object.keys(await this.countBy('workflow'));
+    const perWorkflow = await Promise.all(
+      workflows.map(async (workflow) => {
+        const match = workflow === NO_VALUE ? { workflow: { $exists: false } } : { workflow };
+        const states = await this.processes
+          .aggregate<{ _id: unknown; n: number }>([{ $match: match }, { $group: { _id: '$state', n: { $sum: 1 } } }])
+          .toArray();
+        return states.map((g) => ({ workflow, state: typeof g._id === 'string' ? g._id : NO_VALUE, count: g.n }));
+      }),
+    );
+    return perWorkflow.flat();
   }
 
   breakers(): Promise<BreakerStateDocument[]> {

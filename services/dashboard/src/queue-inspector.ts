@@ -15,6 +15,16 @@ export interface QueuedEntry {
   data: unknown;
 }
 
+/** The states of a queue's backlog and work under way, as `/metrics` exposes them for autoscaling. */
+export const DEPTH_STATES = ['waiting', 'prioritized', 'delayed', 'active', 'failed'] as const;
+
+/** Jobs of one queue in one {@link DEPTH_STATES} state. */
+export interface QueueDepth {
+  queue: string;
+  state: (typeof DEPTH_STATES)[number];
+  count: number;
+}
+
 /** Every state a job can be in; reading them all finds an entry wherever it is. */
 const ALL_STATES: JobType[] = ['waiting', 'prioritized', 'paused', 'delayed', 'active', 'completed', 'failed'];
 
@@ -44,6 +54,17 @@ export class QueueInspector {
       }),
     );
     return Object.fromEntries(entries);
+  }
+
+  /** Jobs of every queue in each {@link DEPTH_STATES} state: one `getJobCounts` per queue. */
+  async depths(): Promise<QueueDepth[]> {
+    const perQueue = await Promise.all(
+      [...this.byName.values()].map(async (q) => {
+        const c = await q.getJobCounts(...DEPTH_STATES);
+        return DEPTH_STATES.map((state) => ({ queue: q.name, state, count: c[state] ?? 0 }));
+      }),
+    );
+    return perQueue.flat();
   }
 
   /** Jobs of a queue in any state: dead letters are never consumed, so this is how many there are. */

@@ -2,14 +2,17 @@ import { AgentReply, OperatorCommand, QueueNames, SchedulerWakeup } from '@sas/c
 import { ProbeServer, installShutdown, loadConfig } from '@sas/runtime';
 import { openProcessService, runMain } from '@sas/wiring';
 import { SchedulerConfig } from './config';
+import { registerJobRunnerCounters } from './job-runner-counters';
 import { startJobScheduling } from './job-scheduling';
 import { OperatorCommandHandler } from './operator-command-handler';
+import { PromSchedulerMetrics } from './prom-scheduler-metrics';
 import { Scheduler } from './scheduler';
 
 runMain('scheduler', async () => {
   const config = loadConfig(SchedulerConfig, process.env);
   const svc = await openProcessService('scheduler', config);
   const { bus, engine, logger } = svc;
+  const metrics = new PromSchedulerMetrics(svc.metrics);
   const scheduler = new Scheduler({
     engine,
     store: svc.store,
@@ -18,7 +21,9 @@ runMain('scheduler', async () => {
     claimBatch: config.CLAIM_BATCH,
     pollIntervalMs: config.POLL_INTERVAL_MS,
     canDispatch: () => bus.isReady(),
+    metrics,
   });
+  metrics.countersOf(scheduler);
   // Answers go through sendReply: an operator tool that stopped waiting has removed its reply queue.
   const commands = new OperatorCommandHandler(engine, { send: (queue, message) => bus.sendReply(queue, message) }, logger);
   const replies = bus.consume({
@@ -47,10 +52,8 @@ runMain('scheduler', async () => {
   });
   scheduler.start();
   const jobs = await startJobScheduling(svc, config);
-  const probe = new ProbeServer('scheduler', {
-    ready: () => bus.isReady() && replies.isRunning(),
-    metrics: () => ({ ...scheduler.metrics(), ...replies.stats(), ...jobs?.runner.metrics() }),
-  });
+  if (jobs) registerJobRunnerCounters(svc.metrics, jobs.runner);
+  const probe = new ProbeServer({ ready: () => bus.isReady() && replies.isRunning(), registry: svc.metrics });
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
   const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
   installShutdown(logger, [

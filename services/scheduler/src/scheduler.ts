@@ -3,6 +3,8 @@ import type { ApplyOutcome, ProcessEngine } from '@sas/engine';
 import { ensureError, type Clock } from '@sas/runtime';
 import type { ProcessStore } from '@sas/store';
 import type { Logger } from 'pino';
+import type { SchedulerMetrics } from './scheduler-metrics';
+import { stepObservation } from './step-observation';
 
 /** Dependencies of {@link Scheduler}. */
 export interface SchedulerDeps {
@@ -19,6 +21,8 @@ export interface SchedulerDeps {
    * skipped: claiming would only hold processes whose dispatch cannot leave. @default always
    */
   canDispatch?: () => boolean;
+  /** Where applied replies are reported for the step duration histogram. @default none */
+  metrics?: SchedulerMetrics;
 }
 
 /**
@@ -115,6 +119,10 @@ export class Scheduler {
     this.counters.replies += 1;
     const outcome = await this.deps.engine.apply(reply.processId, { type: 'reply', reply });
     const log = this.deps.logger.child({ processId: reply.processId, step: reply.step, attempt: reply.attempt });
+    if (outcome.kind === 'applied' && this.deps.metrics) {
+      const observation = stepObservation(reply, outcome.process, this.deps.clock.now());
+      if (observation) this.deps.metrics.stepReplied(observation);
+    }
     if (outcome.kind === 'ignored') {
       this.counters.staleReplies += 1;
       log.info({ outcome: reply.outcome, reason: outcome.reason }, 'reply ignored');

@@ -11,7 +11,7 @@ runMain('submission', async () => {
   const { bus, logger } = svc;
   const handler = new SubmissionHandler({
     store: svc.store,
-    outbox: bus,
+    outbox: svc.outbox,
     deadLetters: bus,
     registry: svc.registry,
     clock: svc.clock,
@@ -27,10 +27,7 @@ runMain('submission', async () => {
     },
     onRejected: (raw, reason, issues) => handler.answerRejected(raw, reason, issues),
   });
-  const probe = new ProbeServer('submission', {
-    ready: () => bus.isReady() && consumer.isRunning(),
-    metrics: () => consumer.stats(),
-  });
+  const probe = new ProbeServer({ ready: () => bus.isReady() && consumer.isRunning(), registry: svc.metrics });
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
   const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
   installShutdown(logger, [{ name: 'probe', close: () => probe.close() }, ...svc.closables]);

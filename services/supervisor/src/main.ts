@@ -2,11 +2,13 @@ import { ProbeServer, installShutdown, loadConfig } from '@sas/runtime';
 import { LeaseRepository } from '@sas/store';
 import { openProcessService, runMain } from '@sas/wiring';
 import { SupervisorConfig } from './config';
+import { PromSupervisorMetrics } from './prom-supervisor-metrics';
 import { Supervisor } from './supervisor';
 
 runMain('supervisor', async () => {
   const config = loadConfig(SupervisorConfig, process.env);
   const svc = await openProcessService('supervisor', config);
+  const metrics = new PromSupervisorMetrics(svc.metrics);
   const supervisor = new Supervisor({
     engine: svc.engine,
     store: svc.store,
@@ -17,9 +19,11 @@ runMain('supervisor', async () => {
     sweepIntervalMs: config.SWEEP_INTERVAL_MS,
     batch: config.SWEEP_BATCH,
     leaseTtlMs: config.LEASE_TTL_MS,
+    metrics,
   });
+  metrics.countersOf(supervisor);
   supervisor.start();
-  const probe = new ProbeServer('supervisor', { ready: () => svc.bus.isReady(), metrics: () => supervisor.metrics() });
+  const probe = new ProbeServer({ ready: () => svc.bus.isReady(), registry: svc.metrics });
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
   const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
   installShutdown(svc.logger, [

@@ -2,6 +2,8 @@ import type { ProcessEngine } from '@sas/engine';
 import { ensureError, type Clock } from '@sas/runtime';
 import type { ProcessStore } from '@sas/store';
 import type { Logger } from 'pino';
+import { recoveryAction } from './recovery-action';
+import type { SupervisorMetrics } from './supervisor-metrics';
 import type { SweepLease } from './sweep-lease';
 
 /** Dependencies of {@link Supervisor}. */
@@ -20,6 +22,8 @@ export interface SupervisorDeps {
   leaseTtlMs?: number;
   /** How long an outbox may stay undelivered before the sweep delivers it. @default 5000 */
   outboxGraceMs?: number;
+  /** Where recoveries are reported by workflow and action. @default none */
+  metrics?: SupervisorMetrics;
 }
 
 /** What one sweep did. */
@@ -109,8 +113,10 @@ export class Supervisor {
         if (this.closed) break;
         try {
           const outcome = await this.deps.engine.apply(summary._id, { type: 'expire' });
-          if (outcome.kind === 'applied') report.recovered += 1;
-          else if (outcome.kind === 'unhandleable' && (await this.deps.engine.giveUp(summary, outcome)) === 'quarantined') {
+          if (outcome.kind === 'applied') {
+            report.recovered += 1;
+            this.deps.metrics?.recovered(outcome.process.workflow, recoveryAction(outcome.process, summary.mode));
+          } else if (outcome.kind === 'unhandleable' && (await this.deps.engine.giveUp(summary, outcome)) === 'quarantined') {
             this.counters.quarantined += 1;
           } else {
             report.skipped += 1;

@@ -1,6 +1,6 @@
 import type { BreakerStateDocument, ProcessDocument, ProcessEventEntry } from '@sas/contracts';
 import type { ProcessListQuery } from '../process-list-query';
-import type { ProcessReadModel } from '../process-read-model';
+import type { ProcessCount, ProcessReadModel } from '../process-read-model';
 
 /**
  * {@link ProcessReadModel} over arrays, for tests of the HTTP layer: same ordering and filters as
@@ -40,6 +40,18 @@ export class FakeReadModel implements ProcessReadModel {
     const counts: Record<string, number> = {};
     for (const p of this.processes) counts[p[field]] = (counts[p[field]] ?? 0) + 1;
     return counts;
+  }
+
+  async countByWorkflowAndState(): Promise<ProcessCount[]> {
+    this.check();
+    const counts = new Map<string, ProcessCount>();
+    for (const p of this.processes) {
+      const key = `${p.workflow}\u0000${p.state}`;
+      const c = counts.get(key) ?? { workflow: p.workflow, state: p.state, count: 0 };
+      c.count += 1;
+      counts.set(key, c);
+    }
+    return [...counts.values()];
   }
 
   async breakers(): Promise<BreakerStateDocument[]> {
