@@ -57,8 +57,6 @@ export class SimBus {
   private readonly dead: SimDeadLetter[] = [];
   private seq = 0;
   private dirty = false;
-  /** Sees every message that was added to a queue. */
-  onAdded: ((queue: string, data: unknown, by: SimActor) => void) | undefined;
 
   constructor(private readonly world: SimWorld) {}
 
@@ -66,7 +64,7 @@ export class SimBus {
   sender(actor: SimActor): { send(queue: string, message: unknown, options?: SimSendOptions): Promise<void> } {
     return {
       send: (queue, message, options = {}) =>
-        this.world.io(actor, 'bus', this.world.tracing ? `send ${queue} ${options.jobId ?? ''}` : 'send', () => this.add(queue, message, options, actor)),
+        this.world.io(actor, 'bus', this.world.tracing ? `send ${queue} ${options.jobId ?? ''}` : 'send', () => this.add(queue, message, options)),
     };
   }
 
@@ -131,7 +129,7 @@ export class SimBus {
     for (const [queue, jobs] of this.waiting) if (jobs.length === 0) this.waiting.delete(queue);
   }
 
-  private add(queue: string, message: unknown, options: SimSendOptions, by: SimActor): void {
+  private add(queue: string, message: unknown, options: SimSendOptions): void {
     if (options.jobId !== undefined && options.jobId.includes(':')) throw new Error(`Custom Id cannot contain : (job id '${options.jobId}' on ${queue})`);
     const id = options.jobId ?? `auto-${this.seq + 1}`;
     const key = `${queue}\u0000${id}`;
@@ -139,7 +137,6 @@ export class SimBus {
     if (existing && !(existing.state === 'completed' && this.world.clock.now() - existing.completedAt > COMPLETED_KEPT_MS)) return;
     const job: SimJob = { seq: ++this.seq, queue, id, data: JSON.parse(JSON.stringify(message)) as unknown, attemptsStarted: 0, state: 'waiting', holder: null, completedAt: 0 };
     this.byId.set(key, job);
-    this.onAdded?.(queue, job.data, by);
     if (options.delayMs && options.delayMs > 0) this.delay(job, options.delayMs);
     else this.enqueue(job);
   }

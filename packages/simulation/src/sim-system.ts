@@ -30,9 +30,6 @@ export interface CommitRecord {
   role: string;
 }
 
-/** Forward or undo request the scheduler dispatched, as `${orderId}|${step}|${mode}`. */
-export type DispatchKey = string;
-
 const POLL_MS = 1_000;
 /** The recurring job's period: its cron is every 5 seconds. */
 export const RECURRING_EVERY_MS = 5_000;
@@ -53,7 +50,6 @@ export class SimSystem {
   readonly remote: SimRemote;
   readonly commits: CommitRecord[] = [];
   readonly statuses = new Map<string, StatusEvent[]>();
-  readonly dispatched = new Set<DispatchKey>();
   /** Orders the application's submission reached the queue for. */
   readonly submitted = new Set<string>();
   /** Alerts the dashboard received, as `kind orderId`. */
@@ -83,10 +79,6 @@ export class SimSystem {
     this.app = new SimActor('app', 1, false);
     this.operator = new SimActor('operator', 1, false);
     this.oneOffAt = scenario.jobs.oneOffAtMs === null ? null : world.clock.now() + scenario.jobs.oneOffAtMs;
-    this.bus.onAdded = (queue, data) => {
-      const request = data as { orderId?: string; step?: string; mode?: string };
-      if (queue.startsWith('agent.')) this.dispatched.add(`${request.orderId}|${request.step}|${request.mode}`);
-    };
   }
 
   /** Starts every instance, the application's submissions, the operator's cancels and its rounds. */
