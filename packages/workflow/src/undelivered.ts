@@ -23,7 +23,10 @@ export function undelivered(doc: ProcessDocument, attempt: number, error: string
   const draft = new ProcessDraft(doc, ctx);
   const step = draft.step().name;
   draft.doc.reason = `${step}: dispatch not sent (${error})`;
-  if (doc.completeBy && doc.completeBy.getTime() > (doc.inFlightUntil?.getTime() ?? 0)) draft.doc.inFlightUntil = new Date(doc.completeBy);
+  // Only a forward call can be overtaken by an undo; a lost undo is sent again under the same key.
+  if (doc.mode === 'forward' && doc.completeBy && doc.completeBy.getTime() > (doc.inFlightUntil?.getTime() ?? 0)) {
+    draft.doc.inFlightUntil = new Date(doc.completeBy);
+  }
   draft.release(ctx.now + UNDELIVERED_RETRY_MS);
   return draft.finish(`dispatch of ${step}#${attempt} not sent (${error}); released for another claim in ${UNDELIVERED_RETRY_MS} ms`);
 }
