@@ -44,7 +44,7 @@ export interface IndexPlan {
 export type QueryPlan = ScanPlan | IndexPlan;
 
 /** More ranges than this (from several `$in` lists) are not worth enumerating: bound fewer fields. */
-const MAX_RANGES = 256;
+const MAX_RANGES = 4096;
 
 function rangeCount(perField: readonly (readonly KeyInterval[])[]): number {
   return perField.reduce((n, intervals) => n * intervals.length, 1);
