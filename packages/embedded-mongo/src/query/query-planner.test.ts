@@ -56,6 +56,21 @@ describe('planQuery', () => {
     expect(indexPlan(planQuery({ processId: 'p', deleteTime: null }, [], [ttl, byProcess])).index).toBe('byProcess');
   });
 
+  it("answers the job runner's due query and a job's status history from the job indexes", () => {
+    const due: PlannableIndex = { name: 'due', paths: ['status', 'nextFireTime'], directions: [1, 1], unique: false };
+    const byRequestor: PlannableIndex = { name: 'byRequestor', paths: ['jobRequestor'], directions: [1], unique: false };
+    const key: PlannableIndex = { name: 'jobSpecificationKey_unique', paths: ['jobSpecificationKey'], directions: [1], unique: true };
+    const jobs = [key, due, byRequestor, ttl];
+    const findDue = indexPlan(planQuery({ status: 'SCHEDULED', nextFireTime: { $lte: now }, inFlight: null }, [{ path: 'nextFireTime', direction: 1 }], jobs));
+    expect(findDue).toMatchObject({ index: 'due', sortKeys: 1 });
+    expect(indexPlan(planQuery({ jobSpecificationKey: 'k', status: 'SCHEDULED' }, [], jobs)).index).toBe('jobSpecificationKey_unique');
+    const byJob: PlannableIndex = { name: 'byJob', paths: ['jobSpecificationId', 'updatedTime'], directions: [1, 1], unique: false };
+    const history = indexPlan(
+      planQuery({ jobSpecificationId: 'j' }, [{ path: 'updatedTime', direction: 1 }, { path: 'revision', direction: 1 }], [byJob, ttl]),
+    );
+    expect(history).toMatchObject({ index: 'byJob', sortKeys: 1, tiePositions: [1] });
+  });
+
   it('scans when no index bounds the filter or delivers the sort', () => {
     expect(planQuery({ workflow: 'w' }, [], processIndexes)).toEqual({ kind: 'scan' });
     expect(planQuery({ state: { $ne: 'Pending' } }, [], processIndexes)).toEqual({ kind: 'scan' });
