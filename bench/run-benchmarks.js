@@ -22,6 +22,7 @@ const { measureRawRoundTrips } = require('./lib/raw-round-trips');
 const { renderReport } = require('./lib/render-report');
 const { childPidsMatching } = require('./lib/process-sampler');
 const { measureSystemOrders } = require('./lib/system-orders');
+const { preloadHistory } = require('./lib/preload-history');
 
 /** @param {string} line */
 const say = (line) => console.log(line);
@@ -79,6 +80,29 @@ async function main(argv) {
     say(`  ${systemResult.ordersPerSecond} orders/s, ${systemResult.stepsPerSecond} steps/s, per-order p50 ${systemResult.latencyMs.p50} ms, p95 ${systemResult.latencyMs.p95} ms`);
 
     cleanup.throwIfInterrupted();
+    /** @type {{ preload: import('./lib/preload-history').PreloadResult, system: import('./lib/system-orders').SystemOrdersResult } | undefined} */
+    let preloaded;
+    if (options.preload > 0) {
+      // Issue 8's "flat with history": the same orders again, into a database that already holds
+      // a week of finished processes; the ratios to the empty-store run should stay near 1.
+      const preloadRunId = `${runId}p`;
+      say(`\n[2b/4] flat with history: ${options.preload.toLocaleString('en-US')} finished processes preloaded, then the same ${options.orders} orders`);
+      const preload = await preloadHistory({ url: mongo.url, dbName: `bench-${preloadRunId}`, processes: options.preload, say });
+      const system = await measureSystemOrders({
+        redis: { url: redis.url, port: redis.port, pid: () => redis.pid },
+        mongo: { url: mongo.url, kind: mongo.kind, pid: mongoPid },
+        runId: preloadRunId,
+        orders: options.orders,
+        timeoutMs: options.systemTimeoutSeconds * 1000,
+        logDir: join(logDir, 'preloaded'),
+        say,
+        cleanup,
+      });
+      say(`  ${system.ordersPerSecond} orders/s, per-order p50 ${system.latencyMs.p50} ms, p95 ${system.latencyMs.p95} ms (empty store: ${systemResult.ordersPerSecond} orders/s, p50 ${systemResult.latencyMs.p50} ms)`);
+      preloaded = { preload, system };
+    }
+
+    cleanup.throwIfInterrupted();
     say(`\n[3/4] MongoDB: conditional findOneAndUpdate, ${options.warmupSeconds} s warm-up + ${options.mongoSeconds} s per setting`);
     const mongoRun = (/** @type {string} */ url, /** @type {string} */ target, /** @type {number} */ inFlight) =>
       measureMongoRoundTrips({ url, target, dbName: `bench-mongo-${runId}`, inFlight, warmupMs, durationMs: options.mongoSeconds * 1000, signal: cleanup.signal });
@@ -122,6 +146,16 @@ async function main(argv) {
       },
       mongo: { embedded, ...(external ? { external } : {}) },
       memory,
+      ...(preloaded
+        ? {
+            preload: { ...preloaded.preload, system: (({ memoryByRole: _unused, ...numbers }) => numbers)(preloaded.system) },
+            ratios: {
+              preloadedLatency: ratioOf(preloaded.system.latencyMs.p50, systemResult.latencyMs.p50),
+              preloadedLatencyP95: ratioOf(preloaded.system.latencyMs.p95, systemResult.latencyMs.p95),
+              preloadedThroughput: ratioOf(preloaded.system.ordersPerSecond, systemResult.ordersPerSecond),
+            },
+          }
+        : {}),
     };
     say('\nstopping ...');
     await cleanup.runAll();
@@ -142,6 +176,11 @@ async function main(argv) {
   } finally {
     await cleanup.runAll();
   }
+}
+
+/** a ÷ b to three decimals (0 when b is 0). @param {number} a @param {number} b */
+function ratioOf(a, b) {
+  return b > 0 ? Math.round((a / b) * 1000) / 1000 : 0;
 }
 
 /**

@@ -10,6 +10,8 @@
  * @property {Omit<import('./system-orders').SystemOrdersResult, 'memoryByRole'> & { stepsPerBaselineRoundTrip: number, mongo: string }} system
  * @property {{ embedded: import('./mongo-round-trips').MongoRoundTripResult[], external?: import('./mongo-round-trips').MongoRoundTripResult[] }} mongo
  * @property {Record<string, import('./process-sampler').RolePeak & { peakPerResponder: number }>} memory
+ * @property {import('./preload-history').PreloadResult & { system: Omit<import('./system-orders').SystemOrdersResult, 'memoryByRole'> }} [preload] the run over a preloaded history
+ * @property {{ preloadedLatency: number, preloadedLatencyP95: number, preloadedThroughput: number }} [ratios] preloaded run ÷ empty-store run
  */
 
 /**
@@ -36,6 +38,13 @@ function renderReport(report) {
   rows.push(['  steps (3 per order)', `${fmt(system.stepsPerSecond)} steps/s`, '', '', `${ratio(system.stepsPerSecond, b64.roundTripsPerSecond)} of rt/s @64`]);
   rows.push(['  per order: created → Processed', '', ms(system.latencyMs.p50), ms(system.latencyMs.p95), '']);
   rows.push(['  per order: submitted → Processed', '', ms(system.submitToProcessedMs.p50), ms(system.submitToProcessedMs.p95), '']);
+  const { preload, ratios } = report;
+  if (preload && ratios) {
+    const p = preload.system;
+    section(`Flat with history: ${fmt(preload.processes)} finished processes + ${fmt(preload.events)} history entries preloaded (${preload.seconds} s), same orders again`);
+    rows.push(['  orders', `${fmt(p.ordersPerSecond)} orders/s`, '', '', `${ratios.preloadedThroughput.toFixed(2)}× of empty store`]);
+    rows.push(['  per order: created → Processed', '', ms(p.latencyMs.p50), ms(p.latencyMs.p95), `p50 ${ratios.preloadedLatency.toFixed(2)}×, p95 ${ratios.preloadedLatencyP95.toFixed(2)}× of empty store`]);
+  }
   section('MongoDB: conditional findOneAndUpdate (official driver)');
   for (const r of [...mongo.embedded, ...(mongo.external ?? [])]) {
     const sameInFlight = r.inFlight === 1 ? b1 : b64;

@@ -79,6 +79,8 @@ async function measureSystemOrders(options) {
       workflow: 'order-fulfilment',
       payload: { sku: 'kettle', quantity: 1 + (i % 3), amount: 1999 + 250 * (i % 7) },
     }));
+    // Only this run's orders: a preloaded history in the same database is not the driver's to poll.
+    const mine = { orderId: { $in: orders.map((o) => o.orderId) } };
     sampler.start();
     const submittedAt = Date.now();
     await sas.submitAll(orders);
@@ -87,7 +89,7 @@ async function measureSystemOrders(options) {
     let counts = {};
     let lastReport = 0;
     await waitUntil(async () => {
-      const groups = await processes.aggregate([{ $group: { _id: '$state', n: { $sum: 1 } } }]).toArray();
+      const groups = await processes.aggregate([{ $match: mine }, { $group: { _id: '$state', n: { $sum: 1 } } }]).toArray();
       counts = Object.fromEntries(groups.map((g) => [String(g._id), Number(g['n'])]));
       const finished = FINAL_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
       if (Date.now() - lastReport >= 2000 || finished === orders.length) {
@@ -99,7 +101,7 @@ async function measureSystemOrders(options) {
     }, { timeoutMs: options.timeoutMs, intervalMs: 250, description: `${orders.length} orders to finish (see the service logs in ${options.logDir})`, signal: cleanup.signal });
     sampler.stop();
 
-    const docs = await processes.find({}).toArray();
+    const docs = await processes.find(mine).toArray();
     const processed = docs.filter((d) => d['state'] === 'Processed');
     if (processed.length === 0) {
       throw new Error(`No order reached Processed (final states: ${JSON.stringify(counts)}); see the service logs in ${options.logDir}`);

@@ -3,6 +3,7 @@ import { CommandDispatcher } from './commands/command-dispatcher';
 import { CursorManager } from './cursors/cursor-manager';
 import type { LogLevel, LogSink } from './log-sink';
 import { Catalog } from './storage/catalog';
+import type { QueryStats } from './storage/collection-store';
 import { TtlMonitor } from './storage/ttl-monitor';
 import { WireConnection } from './wire/wire-connection';
 
@@ -112,6 +113,14 @@ export class EmbeddedMongoServer {
     if (!this.address)
       throw new Error('EmbeddedMongoServer is not started; await start() before reading url');
     return this.address.url;
+  }
+
+  /**
+   * How a collection's queries were answered: the last plan (`COLLSCAN`, `IDHACK`, `IXSCAN <index>`)
+   * and the documents read so far. For tests that assert an index is used, in place of `explain`.
+   */
+  queryStats(db: string, collection: string): QueryStats | undefined {
+    return this.catalog.get(db, collection)?.queryStats;
   }
 
   private accept(socket: Socket): void {

@@ -12,3 +12,4 @@
  */
 export { EmbeddedMongoServer, type EmbeddedMongoOptions } from './embedded-mongo-server';
 export type { LogLevel, LogSink } from './log-sink';
+export type { QueryStats } from './storage/collection-store';

@@ -1,6 +1,7 @@
 import { isPlainObject } from '../bson/bson-types';
 import { compilePipeline } from '../aggregation/pipeline';
 import { CommandError, notImplemented } from '../errors/command-error';
+import { compileFilter } from '../query/query-matcher';
 import { validateCollectionName } from '../storage/catalog';
 import type { CommandHandler } from './command-context';
 import { checkFields, cursorBatchSize, cursorReply } from './command-fields';
@@ -26,6 +27,10 @@ export const aggregate: CommandHandler = (cmd, db, ctx) => {
   }
   const run = compilePipeline(cmd['pipeline']);
   const ns = `${db}.${name}`;
-  const docs = run([...(ctx.catalog.get(db, name)?.candidates(undefined) ?? [])]);
+  // A leading $match reads through an index when one fits (countDocuments sends one); the stage
+  // itself still runs, so the result is the same either way.
+  const first: unknown = (cmd['pipeline'] as unknown[])[0];
+  const match = isPlainObject(first) && isPlainObject(first['$match']) ? first['$match'] : undefined;
+  const docs = run(ctx.catalog.get(db, name)?.select(match, compileFilter(match)) ?? []);
   return cursorReply(ns, ctx.cursors.open(ns, docs, cursorBatchSize(cmd)));
 };

@@ -16,7 +16,7 @@ export const count: CommandHandler = (cmd, db, ctx) => {
   const skip = optionalInteger(cmd, 'skip') ?? 0;
   if (skip < 0) throw new CommandError('BadValue', 'skip value is negative in count query');
   const limit = Math.abs(optionalInteger(cmd, 'limit') ?? 0);
-  const total = (ctx.catalog.get(db, name)?.candidates(filter) ?? []).filter(matches).length;
+  const total = ctx.catalog.get(db, name)?.select(filter, matches).length ?? 0;
   const afterSkip = Math.max(0, total - skip);
   return { n: limit === 0 ? afterSkip : Math.min(afterSkip, limit), ok: 1 };
 };
@@ -35,7 +35,7 @@ export const distinct: CommandHandler = (cmd, db, ctx) => {
   const filter = optionalDocument(cmd, 'query');
   const matches = compileFilter(filter);
   const seen = new Map<string, unknown>();
-  for (const doc of (ctx.catalog.get(db, name)?.candidates(filter) ?? []).filter(matches)) {
+  for (const doc of ctx.catalog.get(db, name)?.select(filter, matches) ?? []) {
     for (const value of expandedLeafValues(doc, parts)) {
       if (value !== undefined && !seen.has(canonicalKey(value))) seen.set(canonicalKey(value), value);
     }

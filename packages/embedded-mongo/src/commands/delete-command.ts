@@ -29,7 +29,7 @@ export const deleteCommand: CommandHandler = (cmd, db, ctx) => {
     const matches = compileFilter(filter);
     const collection = ctx.catalog.get(db, name);
     if (collection === undefined) return;
-    const targets = collection.candidates(filter).filter(matches);
+    const targets = collection.select(filter, matches, { want: toNumber(limit) === 1 ? 1 : undefined });
     for (const doc of toNumber(limit) === 1 ? targets.slice(0, 1) : targets) {
       collection.remove(doc);
       n++;

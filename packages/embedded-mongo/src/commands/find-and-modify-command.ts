@@ -60,9 +60,7 @@ export const findAndModify: CommandHandler = (cmd, db, ctx) => {
     doc === undefined ? null : projection ? projection.apply(doc) : doc;
 
   const collection = ctx.catalog.get(db, name);
-  let candidates = (collection?.candidates(filter) ?? []).filter(matches);
-  if (sorter) candidates = sorter.sort(candidates);
-  const target = candidates[0];
+  const target = collection?.select(filter, matches, { sorter, want: 1 })[0];
 
   if (applier === undefined) {
     if (target === undefined || collection === undefined)

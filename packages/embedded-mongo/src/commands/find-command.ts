@@ -72,8 +72,8 @@ export const find: CommandHandler = (cmd, db, ctx) => {
 
   const ns = `${db}.${name}`;
   const collection = ctx.catalog.get(db, name);
-  let docs: Doc[] = (collection?.candidates(filter) ?? []).filter(matches);
-  if (sorter) docs = sorter.sort(docs);
+  const want = limit === 0 ? undefined : skip + limit;
+  let docs: Doc[] = collection?.select(filter, matches, { sorter, want }) ?? [];
   docs = docs.slice(skip, limit === 0 ? undefined : skip + limit);
   if (projection) docs = docs.map((d) => projection.apply(d));
   const firstBatchSize = singleBatch && limit > 0 && batchSize === undefined ? limit : batchSize;

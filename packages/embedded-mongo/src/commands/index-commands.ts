@@ -56,7 +56,7 @@ export const createIndexes: CommandHandler = (cmd, db, ctx) => {
   const built: string[] = [];
   try {
     for (const spec of toBuild) {
-      collection.indexes.create(spec, collection.entries());
+      collection.indexes.create(spec, collection.records());
       built.push(spec.name);
     }
   } catch (error) {

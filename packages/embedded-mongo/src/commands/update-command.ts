@@ -39,7 +39,7 @@ export const update: CommandHandler = (cmd, db, ctx) => {
       throw new CommandError('FailedToParse', 'multi update is not supported for replacement-style update');
     const now = ctx.now();
     const collection = ctx.catalog.get(db, name);
-    const targets = (collection?.candidates(filter) ?? []).filter(matches);
+    const targets = collection?.select(filter, matches, { want: multi ? undefined : 1 }) ?? [];
     if (targets.length === 0) {
       if (statement['upsert'] !== true) return;
       const doc = buildUpsertDocument(filter, applier, { now });

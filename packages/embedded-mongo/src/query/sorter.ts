@@ -2,8 +2,10 @@ import { compareValues } from '../bson/bson-order';
 import { isNumeric, isPlainObject, type Doc } from '../bson/bson-types';
 import { CommandError, notImplemented } from '../errors/command-error';
 import { expandedLeafValues, splitPath } from './field-path';
+import type { SortField } from './query-planner';
 
 interface SortKey {
+  readonly path: string;
   readonly parts: readonly string[];
   readonly direction: 1 | -1;
 }
@@ -28,9 +30,14 @@ export class Sorter {
           '$sort key ordering must be 1 (for ascending) or -1 (for descending)',
         );
       }
-      return { parts: splitPath(path), direction: n };
+      return { path, parts: splitPath(path), direction: n };
     });
     return keys.length === 0 ? undefined : new Sorter(keys);
+  }
+
+  /** The sort keys in order, for the query planner. */
+  get fields(): SortField[] {
+    return this.keys.map(({ path, direction }) => ({ path, direction }));
   }
 
   /**

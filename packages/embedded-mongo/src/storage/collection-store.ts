@@ -1,10 +1,32 @@
 import { UUID } from 'bson';
 import type { Doc } from '../bson/bson-types';
-import { isOperatorObject } from '../query/query-matcher';
+import { isOperatorObject, type DocPredicate } from '../query/query-matcher';
+import { planQuery, type QueryPlan } from '../query/query-planner';
+import type { Sorter } from '../query/sorter';
 import { canonicalKey } from '../bson/canonical-key';
 import { CommandError } from '../errors/command-error';
 import { ID_INDEX } from './index-spec';
-import { IndexManager } from './index-manager';
+import { IndexManager, type StoredRecord } from './index-manager';
+import { readIndex } from './index-reader';
+
+/** How {@link CollectionStore.select} reads: the sort the caller applies and how many documents it needs. */
+export interface SelectOptions {
+  readonly sorter?: Sorter | undefined;
+  /** The caller uses only the first `want` documents (skip + limit); undefined means all. */
+  readonly want?: number | undefined;
+  /** False forces a collection scan: what the equivalence tests compare the indexes with. */
+  readonly useIndexes?: boolean;
+}
+
+/** How the last query was answered and how many documents queries have read: an `explain` for tests. */
+export interface QueryStats {
+  /** `COLLSCAN`, `IDHACK` (`_id` pinned) or `IXSCAN <index name>`. */
+  readonly lastPlan: string;
+  /** Index entries and documents read by every query since the collection was created. */
+  readonly examined: number;
+}
+
+const SCAN: QueryPlan = { kind: 'scan' };
 
 /**
  * The documents and indexes of one collection, in insertion (natural) order. Every write goes
@@ -15,7 +37,10 @@ export class CollectionStore {
   /** The collection's UUID, as `listCollections` reports it. */
   readonly uuid = new UUID();
   readonly indexes: IndexManager;
-  private readonly docs = new Map<string, Doc>();
+  private readonly docs = new Map<string, StoredRecord>();
+  /** Natural order: a replaced document keeps its number, an inserted one takes the next. */
+  private nextSeq = 0;
+  private stats: QueryStats = { lastPlan: 'COLLSCAN', examined: 0 };
 
   constructor(
     readonly db: string,
@@ -34,22 +59,53 @@ export class CollectionStore {
     return this.docs.size;
   }
 
-  /** The stored documents with their `_id` keys, in natural order. */
-  entries(): IterableIterator<[string, Doc]> {
-    return this.docs.entries();
+  /** How queries were answered (see {@link QueryStats}). */
+  get queryStats(): QueryStats {
+    return this.stats;
+  }
+
+  /** The stored documents with their `_id` keys and sequence numbers, in natural order. */
+  records(): IterableIterator<StoredRecord> {
+    return this.docs.values();
+  }
+
+  private pinnedById(filter: Doc | undefined): StoredRecord[] | undefined {
+    const id = filter?.['_id'];
+    if (id === undefined || isOperatorObject(id) || Array.isArray(id) || id instanceof RegExp) return undefined;
+    const record = this.docs.get(canonicalKey(id));
+    return record === undefined ? [] : [record];
   }
 
   /**
-   * The documents a filter can match: just one when the filter pins `_id` to a plain value, all
-   * of them otherwise. Callers still run the full matcher, so this only saves time.
+   * The documents matching a filter, in the order a collection scan followed by the stable sort
+   * gives (natural order without a sort; ties in natural order), through an index when the
+   * planner finds one (see {@link planQuery}). With `want`, only the first `want` documents are
+   * guaranteed: more may follow. `matches` is the compiled `filter`.
    */
-  candidates(filter: Doc | undefined): Doc[] {
-    const id = filter?.['_id'];
-    if (id !== undefined && !isOperatorObject(id) && !Array.isArray(id) && !(id instanceof RegExp)) {
-      const doc = this.docs.get(canonicalKey(id));
-      return doc === undefined ? [] : [doc];
+  select(filter: Doc | undefined, matches: DocPredicate, options: SelectOptions = {}): Doc[] {
+    const { sorter, want, useIndexes = true } = options;
+    let examined = this.stats.examined;
+    let found = this.pinnedById(filter);
+    let lastPlan = 'IDHACK';
+    if (found !== undefined) {
+      examined += found.length;
+      found = found.filter((r) => matches(r.doc));
+    } else {
+      const plan = useIndexes ? planQuery(filter, sorter?.fields ?? [], this.indexes.plannable()) : SCAN;
+      const tree = plan.kind === 'index' ? this.indexes.tree(plan.index) : undefined;
+      if (plan.kind === 'index' && tree !== undefined) {
+        lastPlan = `IXSCAN ${plan.index}`;
+        found = readIndex(tree, plan, (idKey) => this.docs.get(idKey), matches, want, () => examined++);
+        found.sort((a, b) => a.seq - b.seq);
+      } else {
+        lastPlan = 'COLLSCAN';
+        examined += this.docs.size;
+        found = [...this.docs.values()].filter((r) => matches(r.doc));
+      }
     }
-    return [...this.docs.values()];
+    this.stats = { lastPlan, examined };
+    const docs = found.map((r) => r.doc);
+    return sorter ? sorter.sort(docs) : docs;
   }
 
   /** Inserts a document that already has an `_id`; throws DuplicateKey (11000) on any unique conflict. */
@@ -59,24 +115,29 @@ export class CollectionStore {
     const idKey = canonicalKey(id);
     if (this.docs.has(idKey)) throw this.indexes.duplicateKeyError(ID_INDEX, { _id: id });
     this.indexes.check(doc, idKey);
-    this.indexes.add(doc, idKey);
-    this.docs.set(idKey, doc);
+    const record = { idKey, doc, seq: this.nextSeq++ };
+    this.indexes.add(record);
+    this.docs.set(idKey, record);
   }
 
   /** Replaces a stored document by a new version with the same `_id`, keeping its natural position. */
   replace(current: Doc, next: Doc): void {
     const idKey = canonicalKey(current['_id']);
+    const stored = this.docs.get(idKey);
+    if (stored === undefined) return;
     this.indexes.check(next, idKey);
-    this.indexes.remove(current, idKey);
-    this.indexes.add(next, idKey);
-    this.docs.set(idKey, next);
+    const record = { idKey, doc: next, seq: stored.seq };
+    this.indexes.remove(stored);
+    this.indexes.add(record);
+    this.docs.set(idKey, record);
   }
 
   /** Removes a stored document. */
   remove(doc: Doc): void {
     const idKey = canonicalKey(doc['_id']);
-    if (!this.docs.has(idKey)) return;
-    this.indexes.remove(doc, idKey);
+    const stored = this.docs.get(idKey);
+    if (stored === undefined) return;
+    this.indexes.remove(stored);
     this.docs.delete(idKey);
   }
 }

@@ -1,10 +1,12 @@
-import type { Doc } from '../bson/bson-types';
+import { toNumber, type Doc } from '../bson/bson-types';
 import { canonicalKey } from '../bson/canonical-key';
 import { formatDocument } from '../bson/format-value';
 import { CommandError } from '../errors/command-error';
 import { expandedLeafValues, leafValues } from '../query/field-path';
 import { compileFilter, type DocPredicate } from '../query/query-matcher';
+import type { PlannableIndex } from '../query/query-planner';
 import { ID_INDEX, type IndexSpec } from './index-spec';
+import { IndexTree } from './index-tree';
 
 interface IndexKey {
   readonly canonical: string;
@@ -16,14 +18,23 @@ interface IndexEntry {
   readonly applies: DocPredicate;
   /** Unique indexes only: canonical key → the owning document's `_id` key. */
   readonly owners: Map<string, string> | undefined;
+  /** The sorted entries queries read; none for sparse and partial indexes, which the planner never uses. */
+  readonly tree: IndexTree | undefined;
+}
+
+/** A stored document with its `_id` key and natural-order sequence number. */
+export interface StoredRecord {
+  readonly idKey: string;
+  readonly doc: Doc;
+  readonly seq: number;
 }
 
 /**
- * The indexes of one collection. Only unique indexes keep a key map (that is what enforces
- * uniqueness); other indexes are definitions, so query results always equal a full scan.
- * Keys follow MongoDB: a missing field indexes as null, array values index each element
- * (multikey), two array fields in one compound key are refused, sparse and partial indexes
- * skip the documents they do not cover.
+ * The indexes of one collection. Unique indexes keep a key map (that is what enforces
+ * uniqueness); every index that is neither sparse nor partial keeps a sorted {@link IndexTree}
+ * that the query planner reads. Keys follow MongoDB: a missing field indexes as null, array
+ * values index each element (multikey), two array fields in one unique compound key are
+ * refused, sparse and partial indexes skip the documents they do not cover.
  */
 export class IndexManager {
   private readonly entries = new Map<string, IndexEntry>();
@@ -43,6 +54,21 @@ export class IndexManager {
   /** Indexes with `expireAfterSeconds`, for the TTL monitor. */
   ttlIndexes(): IndexSpec[] {
     return [...this.entries.values()].map((e) => e.spec).filter((s) => s.expireAfterSeconds !== undefined);
+  }
+
+  /** The indexes the planner may read now: not sparse, not partial, not multikey. */
+  plannable(): PlannableIndex[] {
+    const out: PlannableIndex[] = [];
+    for (const { spec, tree } of this.entries.values()) {
+      if (tree === undefined || tree.multikey) continue;
+      out.push({ name: spec.name, paths: spec.fields.map((f) => f.path), directions: tree.directions, unique: spec.unique });
+    }
+    return out;
+  }
+
+  /** The sorted entries of an index, if it keeps them. */
+  tree(name: string): IndexTree | undefined {
+    return this.entries.get(name)?.tree;
   }
 
   /** True when the partial filter (if any) lets this index cover the document. */
@@ -100,16 +126,18 @@ export class IndexManager {
   }
 
   /** Records a stored document's keys; call after {@link check} passed. */
-  add(doc: Doc, idKey: string): void {
+  add({ idKey, doc, seq }: StoredRecord): void {
     for (const entry of this.entries.values()) {
+      entry.tree?.add(doc, idKey, seq);
       if (entry.owners === undefined) continue;
       for (const key of this.keysOf(entry, doc)) entry.owners.set(key.canonical, idKey);
     }
   }
 
   /** Forgets a document's keys (before removal or before re-adding its new version). */
-  remove(doc: Doc, idKey: string): void {
+  remove({ idKey, doc, seq }: StoredRecord): void {
     for (const entry of this.entries.values()) {
+      entry.tree?.remove(doc, seq);
       if (entry.owners === undefined) continue;
       for (const key of this.keysOf(entry, doc)) {
         if (entry.owners.get(key.canonical) === idKey) entry.owners.delete(key.canonical);
@@ -121,10 +149,18 @@ export class IndexManager {
    * Builds a new index over the existing documents; a unique index over duplicates fails with
    * 11000 and leaves nothing behind, as MongoDB's index build does.
    */
-  create(spec: IndexSpec, docs: Iterable<[string, Doc]>): void {
+  create(spec: IndexSpec, records: Iterable<StoredRecord>): void {
     const applies = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression) : () => true;
-    const entry: IndexEntry = { spec, applies, owners: spec.unique ? new Map() : undefined };
-    for (const [idKey, doc] of docs) {
+    const tree =
+      spec.sparse || spec.partialFilterExpression
+        ? undefined
+        : new IndexTree(
+            spec.fields.map((f) => f.parts),
+            spec.fields.map((f) => (toNumber(spec.key[f.path]) < 0 ? -1 : 1)),
+          );
+    const entry: IndexEntry = { spec, applies, owners: spec.unique ? new Map() : undefined, tree };
+    for (const { idKey, doc, seq } of records) {
+      tree?.add(doc, idKey, seq);
       for (const key of this.keysOf(entry, doc)) {
         const owner = entry.owners?.get(key.canonical);
         if (owner !== undefined && owner !== idKey) {

@@ -1,6 +1,5 @@
 import type { Catalog } from './catalog';
-import type { Doc } from '../bson/bson-types';
-import { expandedLeafValues } from '../query/field-path';
+import { compileFilter } from '../query/query-matcher';
 
 /**
  * Removes documents whose TTL-indexed field has expired, as MongoDB's TTL monitor does: a
@@ -45,15 +44,12 @@ export class TtlMonitor {
       for (const spec of collection.indexes.ttlIndexes()) {
         const field = spec.fields[0];
         if (field === undefined || spec.expireAfterSeconds === undefined) continue;
-        const cutoff = now - spec.expireAfterSeconds * 1000;
-        const expired: Doc[] = [];
-        for (const [, doc] of collection.entries()) {
-          if (!collection.indexes.covers(spec, doc)) continue;
-          const times = expandedLeafValues(doc, field.parts)
-            .filter((v): v is Date => v instanceof Date)
-            .map((d) => d.getTime());
-          if (times.length > 0 && Math.min(...times) < cutoff) expired.push(doc);
-        }
+        // "Some Date in the field is before the cutoff" is "the earliest Date is", and as a query
+        // it reads the TTL index's Date range instead of every document.
+        const filter = { [field.path]: { $lt: new Date(now - spec.expireAfterSeconds * 1000) } };
+        const expired = collection
+          .select(filter, compileFilter(filter))
+          .filter((doc) => collection.indexes.covers(spec, doc));
         for (const doc of expired) collection.remove(doc);
         removed += expired.length;
       }
