@@ -5,6 +5,7 @@ import { createRedisConnection, requestReply } from '@sas/client';
 import { QueueNames, SchedulerWakeup, type DeadLetterEntry } from '@sas/contracts';
 import { TransientError, createLogger } from '@sas/runtime';
 import { freePort } from '@sas/stack';
+import { MongoNetworkError, MongoServerError } from 'mongodb';
 import { TestStack, uniqueName, waitFor } from '@sas/testkit';
 
 const T0 = Date.UTC(2030, 0, 1);
@@ -162,6 +163,60 @@ describe('Bus', () => {
       reason: 'handler failed 2 times: mongo down (call 2)',
       issues: [],
     });
+  });
+
+  it('retries a handler that hits a MongoDB step-down past its delivery budget, and never dead-letters it', async () => {
+    const bus = openBus();
+    const queue = uniqueName('stepdown');
+    const STEP_DOWN_CALLS = 5;
+    let calls = 0;
+    const metas: MessageMeta[] = [];
+    const rejections: Rejection[] = [];
+    const consumer = bus.consume({
+      queue,
+      schema: SchedulerWakeup,
+      // A budget of 2 deliveries: a step-down that lasts 5 of them must not use it up.
+      retry: { attempts: 2, backoffMs: 10, maxBackoffMs: 40 },
+      handle: async (_message, meta) => {
+        calls += 1;
+        metas.push(meta);
+        // What the driver raises for a write sent to a primary that stepped down (no retryable-write label here).
+        if (calls <= STEP_DOWN_CALLS) throw new MongoServerError({ ok: 0, code: 10107, codeName: 'NotWritablePrimary', errmsg: 'not primary' });
+      },
+      onRejected: async (raw, reason, issues) => {
+        rejections.push({ raw, reason, issues });
+      },
+    });
+    await bus.send(queue, { schemaVersion: 1, processId: 'p-1', reason: 'test' });
+
+    await waitFor(() => consumer.stats().handled === 1, { timeoutMs: 10_000, description: 'the message handled once MongoDB has a primary again' });
+    expect(calls).toBe(STEP_DOWN_CALLS + 1);
+    expect(consumer.stats()).toEqual({ handled: 1, rejected: 0, retried: STEP_DOWN_CALLS });
+    // The handler sees the store faults as not spent: every delivery is still its first.
+    expect(metas.map((m) => m.attemptsMade)).toEqual(Array.from({ length: STEP_DOWN_CALLS + 1 }, () => 0));
+    expect(rejections).toEqual([]);
+    expect(await bus.queue(QueueNames.deadLetter).getJobCounts()).toMatchObject({ waiting: 0 });
+  });
+
+  it('still spends the budget when the same handler then fails for another reason', async () => {
+    const bus = openBus();
+    const queue = uniqueName('stepdown-then-bug');
+    let calls = 0;
+    bus.consume({
+      queue,
+      schema: SchedulerWakeup,
+      retry: { attempts: 2, backoffMs: 10, maxBackoffMs: 40 },
+      handle: async () => {
+        calls += 1;
+        if (calls <= 3) throw new MongoNetworkError('connection 4 to 127.0.0.1:27017 closed');
+        throw new Error(`not a store fault (call ${calls})`);
+      },
+    });
+    await bus.send(queue, { schemaVersion: 1, processId: 'p-1', reason: 'test' });
+
+    const [entry] = await deadLetters(bus, 1);
+    expect(entry?.reason).toBe('handler failed 2 times: not a store fault (call 5)');
+    expect(calls).toBe(5);
   });
 
   it('closes once however often close() is called, consumers included', async () => {

@@ -3,15 +3,29 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { describeIssues } from '@sas/contracts';
-import { ensureError } from '@sas/runtime';
+import { ensureError, mongoTransientReason } from '@sas/runtime';
 import { defaultLockFor, type ConsumerLock } from './consumer-lock';
 import type { BusMetrics, DeadLetterKind } from './bus-metrics';
 import type { ConsumerSpec } from './consumer-spec';
 import type { DeadLetterSink } from './dead-letter-sink';
-import { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry-policy';
+import { DEFAULT_RETRY_POLICY, decideRetry, storeFaultDelayMs, type RetryPolicy } from './retry-policy';
 
 /** Effectively unbounded: see the worker options. */
 const STALLS_LEFT_TO_THE_RETRY_POLICY = 1_000;
+
+/**
+ * Deliveries of a message that ended in a transient MongoDB fault, kept in the job's progress so
+ * that they survive redelivery and are not counted against its {@link RetryPolicy}.
+ */
+interface StoreFaultProgress {
+  storeFaults: number;
+  lastStoreFault: string;
+}
+
+function storeFaultsOf(job: Job): number {
+  const progress = job.progress as Partial<StoreFaultProgress> | number | undefined;
+  return typeof progress === 'object' && progress !== null && typeof progress.storeFaults === 'number' ? progress.storeFaults : 0;
+}
 
 /**
  * A BullMQ worker that validates each message and never lets a bad one throw out of its loop:
@@ -21,7 +35,9 @@ const STALLS_LEFT_TO_THE_RETRY_POLICY = 1_000;
  *
  * Retries are counted in deliveries (BullMQ's `attemptsStarted`), so a delivery cut short by a
  * crash counts too, and they do not depend on the `attempts` the producer set: an order added
- * with a plain `queue.add` gets the same retries as one the bus sent.
+ * with a plain `queue.add` gets the same retries as one the bus sent. A delivery that failed on a
+ * transient MongoDB fault (a primary step-down, an election, the network: `mongoTransientReason`)
+ * is not counted: such a message is retried for as long as the fault lasts and never dead-lettered.
  */
 export class Consumer<S extends z.ZodTypeAny> {
   private readonly worker: Worker;
@@ -75,7 +91,8 @@ export class Consumer<S extends z.ZodTypeAny> {
       return; // complete the job: the message lives on in the dead-letter queue
     }
     // attemptsStarted counts this delivery too (BullMQ increments it when the job becomes active).
-    const delivery = Math.max(1, job.attemptsStarted);
+    const storeFaults = storeFaultsOf(job);
+    const delivery = Math.max(1, job.attemptsStarted - storeFaults);
     if (delivery > this.retry.attempts) {
       // Earlier deliveries ended without an outcome: the consumer died each time (a message that
       // crashes its service, or a service killed over and over). Keep it, and stop the loop.
@@ -88,6 +105,8 @@ export class Consumer<S extends z.ZodTypeAny> {
       this.metrics?.handled(this.spec.queue);
     } catch (e) {
       const err = ensureError(e);
+      const storeFault = mongoTransientReason(err);
+      if (storeFault !== undefined) return this.retryAfterStoreFault(job, token, err, storeFault, storeFaults + 1);
       const decision = decideRetry(this.retry, delivery, err);
       if (!decision.retry) {
         this.logger.warn({ err, jobId: job.id, delivery }, 'handler failed on its last delivery');
@@ -104,6 +123,23 @@ export class Consumer<S extends z.ZodTypeAny> {
       this.metrics?.retried(this.spec.queue);
       throw new DelayedError();
     }
+  }
+
+  /** Puts the message back for later without spending a delivery: MongoDB, not the message, failed. */
+  private async retryAfterStoreFault(job: Job, token: string | undefined, err: Error, reason: string, storeFaults: number): Promise<never> {
+    const delayMs = storeFaultDelayMs(this.retry, storeFaults);
+    this.logger.warn({ err, jobId: job.id, reason, storeFaults, retryInMs: delayMs }, 'MongoDB cannot take the operation now (step-down, election or network); will retry, not counted against the message');
+    // Counted before the move: if the move then fails, the redelivery after the stalled check is not counted either.
+    const progress: StoreFaultProgress = { storeFaults, lastStoreFault: reason };
+    await job.updateProgress(progress).catch(() => {
+      throw err;
+    });
+    await job.moveToDelayed(Date.now() + delayMs, token).catch(() => {
+      throw err;
+    });
+    this.retried += 1;
+    this.metrics?.retried(this.spec.queue);
+    throw new DelayedError();
   }
 
   /**

@@ -1,5 +1,5 @@
 import { TransientError } from '@sas/runtime';
-import { decideRetry, type RetryPolicy } from './retry-policy';
+import { decideRetry, storeFaultDelayMs, type RetryPolicy } from './retry-policy';
 
 const policy: RetryPolicy = { attempts: 4, backoffMs: 100, maxBackoffMs: 350 };
 
@@ -21,5 +21,11 @@ describe('decideRetry', () => {
     expect(decideRetry(policy, 1, new TransientError('busy', 300))).toEqual({ retry: true, delayMs: 300 });
     expect(decideRetry(policy, 1, new TransientError('busy', 10_000))).toEqual({ retry: true, delayMs: 350 });
     expect(decideRetry(policy, 2, new TransientError('busy', 50))).toEqual({ retry: true, delayMs: 200 });
+  });
+});
+
+describe('storeFaultDelayMs', () => {
+  it('doubles the delay per store fault in a row up to the ceiling, however many there were', () => {
+    expect([1, 2, 3, 4, 1000].map((faults) => storeFaultDelayMs(policy, faults))).toEqual([100, 200, 350, 350, 350]);
   });
 });

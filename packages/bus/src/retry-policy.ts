@@ -27,3 +27,15 @@ export function decideRetry(policy: RetryPolicy, delivery: number, err: unknown)
   const hinted = err instanceof TransientError && err.retryAfterMs !== undefined ? err.retryAfterMs : 0;
   return { retry: true, delayMs: Math.min(policy.maxBackoffMs, Math.max(doubled, hinted)) };
 }
+
+/**
+ * The delay before delivering again a message whose handler hit a transient MongoDB fault (a
+ * step-down, an election, the network) for the `storeFaults`-th time in a row: the same doubling
+ * as {@link decideRetry}, up to the ceiling, but never a dead letter. The message is not at fault,
+ * and a replica set elects a new primary in seconds; while MongoDB stays away the message waits in
+ * Redis, retried every `maxBackoffMs`, instead of being given up.
+ */
+export function storeFaultDelayMs(policy: RetryPolicy, storeFaults: number): number {
+  const exponent = Math.min(30, Math.max(0, storeFaults - 1));
+  return Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** exponent);
+}

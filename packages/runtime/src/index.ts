@@ -12,6 +12,7 @@ export * from './errors/transient-error';
 export * from './errors/permanent-error';
 export * from './errors/config-error';
 export * from './errors/ensure-error';
+export * from './errors/transient-fault';
 export * from './load-config';
 export * from './config-fields';
 export * from './create-logger';
