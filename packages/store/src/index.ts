@@ -10,6 +10,7 @@
  */
 export * from './collection-names';
 export * from './connect-store';
+export * from './store-client-options';
 export * from './ensure-indexes';
 export * from './commit-result';
 export * from './process-store';

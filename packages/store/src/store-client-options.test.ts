@@ -1,0 +1,30 @@
+import { storeClientOptions } from './store-client-options';
+
+describe('storeClientOptions', () => {
+  it('writes with a majority and retries writes and reads when the URL says nothing', () => {
+    expect(storeClientOptions('mongodb://127.0.0.1:27017/?directConnection=true')).toEqual({
+      serverSelectionTimeoutMS: 5000,
+      maxPoolSize: 20,
+      writeConcern: { w: 'majority' },
+      retryWrites: true,
+      retryReads: true,
+    });
+  });
+
+  it('reads the options of a replica-set URL with several hosts', () => {
+    const options = storeClientOptions('mongodb://sas:secret@h1:27017,h2:27017,h3:27017/sas?replicaSet=rs0&authSource=admin');
+    expect(options).toMatchObject({ writeConcern: { w: 'majority' }, retryWrites: true, retryReads: true });
+  });
+
+  it("keeps the URL's own write concern and retry settings, whatever their case", () => {
+    const options = storeClientOptions('mongodb://h1,h2/sas?replicaSet=rs0&w=1&RetryWrites=false&retryreads=false');
+    expect(options.writeConcern).toBeUndefined();
+    expect(options.retryWrites).toBeUndefined();
+    expect(options.retryReads).toBeUndefined();
+    expect(storeClientOptions('mongodb://h1/?journal=true').writeConcern).toBeUndefined();
+  });
+
+  it('accepts a URL without a query', () => {
+    expect(storeClientOptions('mongodb+srv://cluster0.example.net').writeConcern).toEqual({ w: 'majority' });
+  });
+});
