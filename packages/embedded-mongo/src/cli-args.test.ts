@@ -10,6 +10,11 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs([])).toEqual({});
   });
 
+  it('reads the replica set name', () => {
+    expect(parseCliArgs(['--repl-set', 'rs0'])).toEqual({ replicaSet: 'rs0' });
+    expect(() => parseCliArgs(['--repl-set='])).toThrow('--repl-set needs a replica set name');
+  });
+
   it('names the bad argument and shows the usage', () => {
     expect(() => parseCliArgs(['--port', 'abc'])).toThrow(
       "--port needs an integer from 0 to 65535 (got 'abc'); usage:",

@@ -1,7 +1,7 @@
 import type { EmbeddedMongoOptions } from './embedded-mongo-server';
 
 /** The CLI usage line, printed with argument errors. */
-export const USAGE = 'usage: node dist/cli.js [--port N] [--host H] [--ttl-interval-ms N]';
+export const USAGE = 'usage: node dist/cli.js [--port N] [--host H] [--ttl-interval-ms N] [--repl-set NAME]';
 
 function integer(flag: string, value: string | undefined, min: number, max: number): number {
   const n = value === undefined ? Number.NaN : Number(value);
@@ -14,7 +14,7 @@ function integer(flag: string, value: string | undefined, min: number, max: numb
 }
 
 /**
- * Parses the CLI's arguments (`--port N`, `--host H`, `--ttl-interval-ms N`, also as
+ * Parses the CLI's arguments (`--port N`, `--host H`, `--ttl-interval-ms N`, `--repl-set NAME`, also as
  * `--flag=value`) into server options; throws an Error naming the bad argument and the usage.
  */
 export function parseCliArgs(argv: readonly string[]): EmbeddedMongoOptions {
@@ -34,6 +34,10 @@ export function parseCliArgs(argv: readonly string[]): EmbeddedMongoOptions {
         break;
       case '--ttl-interval-ms':
         options.ttlMonitorIntervalMs = integer(flag, value, 1, 86_400_000);
+        break;
+      case '--repl-set':
+        if (value === undefined || value === '') throw new Error(`--repl-set needs a replica set name; ${USAGE}`);
+        options.replicaSet = value;
         break;
       default:
         throw new Error(`unknown argument '${arg}'; ${USAGE}`);

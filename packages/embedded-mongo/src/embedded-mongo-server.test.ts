@@ -280,3 +280,25 @@ describe('embedded-mongo CLI', () => {
     expect(code).toBe(0);
   });
 });
+
+describe('EmbeddedMongoServer as a standalone', () => {
+  it('cannot step down, and says so the way MongoDB does', async () => {
+    const server = new EmbeddedMongoServer();
+    const { url } = await server.start();
+    const client = await MongoClient.connect(url);
+    try {
+      expect(() => server.stepDown(1000)).toThrow('a standalone server cannot step down; start it with a replica set name');
+      await expect(client.db('admin').command({ replSetStepDown: 1, force: true })).rejects.toMatchObject({ code: 76, codeName: 'NoReplicationEnabled' });
+      const hello = await client.db('admin').command({ hello: 1 });
+      expect(hello['setName']).toBeUndefined();
+      expect(hello['isWritablePrimary']).toBe(true);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it('refuses a replica set name that a connection string could not carry', () => {
+    expect(() => new EmbeddedMongoServer({ replicaSet: 'rs 0' })).toThrow("replicaSet must be a name of letters, digits, '_' and '-' (got 'rs 0')");
+  });
+});

@@ -1,6 +1,8 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { CommandDispatcher } from './commands/command-dispatcher';
 import { CursorManager } from './cursors/cursor-manager';
+import { ReplicaSetMember } from './replication/replica-set-member';
+import { RetryableWriteLog } from './replication/retryable-write-log';
 import type { LogLevel, LogSink } from './log-sink';
 import { Catalog } from './storage/catalog';
 import type { QueryStats } from './storage/collection-store';
@@ -15,6 +17,12 @@ export interface EmbeddedMongoOptions {
   host?: string;
   /** How often the TTL monitor removes expired documents. @default 1000 (real MongoDB: 60 s) */
   ttlMonitorIntervalMs?: number;
+  /**
+   * Answer as the one member of a replica set of this name (`mongodb://…/?replicaSet=<name>`
+   * then works, and drivers retry writes), instead of as a standalone. Needed for
+   * {@link EmbeddedMongoServer.stepDown} and `replSetStepDown`. @default undefined (standalone)
+   */
+  replicaSet?: string;
   /** Optional structured log sink. */
   log?: (level: LogLevel, msg: string, fields?: Record<string, unknown>) => void;
 }
@@ -41,7 +49,9 @@ function urlHost(host: string): string {
  * ```
  */
 export class EmbeddedMongoServer {
-  private readonly options: Required<Omit<EmbeddedMongoOptions, 'log'>>;
+  private readonly options: Required<Omit<EmbeddedMongoOptions, 'log' | 'replicaSet'>>;
+  private readonly replication: ReplicaSetMember;
+  private readonly retryableWrites = new RetryableWriteLog();
   private readonly log: LogSink;
   private readonly catalog = new Catalog();
   private readonly cursors = new CursorManager(() => Date.now());
@@ -66,6 +76,10 @@ export class EmbeddedMongoServer {
     }
     this.options = { port, host: options.host ?? '127.0.0.1', ttlMonitorIntervalMs };
     this.log = options.log ?? (() => undefined);
+    if (options.replicaSet !== undefined && !/^[A-Za-z0-9_-]+$/.test(options.replicaSet)) {
+      throw new RangeError(`replicaSet must be a name of letters, digits, '_' and '-' (got '${options.replicaSet}')`);
+    }
+    this.replication = new ReplicaSetMember(options.replicaSet, () => Date.now());
     this.dispatcher = new CommandDispatcher((error, command) =>
       this.log('error', 'internal error while running a command', {
         command,
@@ -99,10 +113,9 @@ export class EmbeddedMongoServer {
     const bound = server.address();
     if (bound === null || typeof bound === 'string')
       throw new Error('EmbeddedMongoServer could not read its bound TCP address');
-    this.address = {
-      port: bound.port,
-      url: `mongodb://${urlHost(this.options.host)}:${bound.port}/?directConnection=true`,
-    };
+    const host = `${urlHost(this.options.host)}:${bound.port}`;
+    this.replication.listeningOn(host);
+    this.address = { port: bound.port, url: `mongodb://${host}/?directConnection=true` };
     this.ttl.start();
     this.log('info', 'embedded MongoDB listening', { url: this.address.url });
     return this.address;
@@ -123,11 +136,31 @@ export class EmbeddedMongoServer {
     return this.catalog.get(db, collection)?.queryStats;
   }
 
+  /**
+   * Steps the primary down for `forMs`, as an election does: `hello` reports a secondary and
+   * writes answer NotWritablePrimary (10107, labelled RetryableWriteError for a retryable write);
+   * reads still work. Afterwards the member is primary again, in a new term. The same switch is
+   * reachable from another process as `replSetStepDown` on the admin database. Only with
+   * `replicaSet` set: a standalone cannot step down. Returns when it will be primary again.
+   */
+  stepDown(forMs: number): Date {
+    const until = this.replication.stepDown(forMs);
+    this.log('info', 'embedded MongoDB stepped down', { until: until.toISOString() });
+    return until;
+  }
+
   private accept(socket: Socket): void {
     const connectionId = this.nextConnectionId++;
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
-    const context = { catalog: this.catalog, cursors: this.cursors, connectionId, now: () => new Date() };
+    const context = {
+      catalog: this.catalog,
+      cursors: this.cursors,
+      replication: this.replication,
+      retryableWrites: this.retryableWrites,
+      connectionId,
+      now: () => new Date(),
+    };
     new WireConnection(socket, context, this.dispatcher, this.log);
     this.log('debug', 'client connected', { connectionId, remote: socket.remoteAddress });
   }

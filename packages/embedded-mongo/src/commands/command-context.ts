@@ -1,11 +1,17 @@
 import type { Doc } from '../bson/bson-types';
 import type { CursorManager } from '../cursors/cursor-manager';
+import type { ReplicaSetMember } from '../replication/replica-set-member';
+import type { RetryableWriteLog } from '../replication/retryable-write-log';
 import type { Catalog } from '../storage/catalog';
 
-/** What a command handler may use: the data, the open cursors, the connection and the time. */
+/** What a command handler may use: the data, the open cursors, the replica-set role, the connection and the time. */
 export interface CommandContext {
   readonly catalog: Catalog;
   readonly cursors: CursorManager;
+  /** Standalone, or the one member of a replica set (which may be stepped down). */
+  readonly replication: ReplicaSetMember;
+  /** Replies of retryable writes, answered again to the driver's retry. */
+  readonly retryableWrites: RetryableWriteLog;
   readonly connectionId: number;
   /** Wall-clock time for `$currentDate`, `localTime` and cursor timeouts. */
   readonly now: () => Date;

@@ -10,6 +10,7 @@ import { findAndModify } from './find-and-modify-command';
 import { buildInfo, endSessions, getParameter, hello, ping } from './handshake-commands';
 import { createIndexes, dropIndexes, listIndexes } from './index-commands';
 import { insert } from './insert-command';
+import { replSetStepDown } from './replication-commands';
 import { create, drop, dropDatabase, listCollections } from './namespace-commands';
 import { update } from './update-command';
 
@@ -41,7 +42,31 @@ const HANDLERS: ReadonlyMap<string, CommandHandler> = new Map<string, CommandHan
   ['drop', drop],
   ['dropDatabase', dropDatabase],
   ['listCollections', listCollections],
+  ['replSetStepDown', replSetStepDown],
 ]);
+
+/** Commands that write: refused while stepped down, and replayed rather than re-run when the driver retries them. */
+const WRITE_COMMANDS = new Set([
+  'insert',
+  'update',
+  'delete',
+  'findAndModify',
+  'findandmodify',
+  'createIndexes',
+  'dropIndexes',
+  'deleteIndexes',
+  'create',
+  'drop',
+  'dropDatabase',
+]);
+
+/**
+ * What a stepped-down primary answers a write: NotWritablePrimary, labelled RetryableWriteError
+ * when the write was a retryable one (it has a transaction number), as MongoDB 4.4+ labels it.
+ */
+function notWritablePrimary(cmd: Doc): CommandError {
+  return new CommandError('NotWritablePrimary', 'not primary', cmd['txnNumber'] !== undefined ? { errorLabels: ['RetryableWriteError'] } : {});
+}
 
 /** Real MongoDB commands a caller might reasonably send; refused by name rather than as "no such command". */
 const KNOWN_NOT_IMPLEMENTED = new Set([
@@ -64,6 +89,7 @@ const KNOWN_NOT_IMPLEMENTED = new Set([
   'currentOp',
   'killOp',
   'replSetGetStatus',
+  'replSetFreeze',
   'shutdown',
   'compact',
   'reIndex',
@@ -76,6 +102,8 @@ export type InternalErrorSink = (error: unknown, command: string) => void;
  * Routes a command document to its handler and turns every outcome into a reply body. The
  * command name is the first key and the database is `$db`, as in OP_MSG. Transactions are
  * refused as a standalone MongoDB refuses them; unknown commands get code 59 CommandNotFound.
+ * Writes are refused while the server is stepped down, and a retried retryable write gets the
+ * reply of its first run instead of running again.
  * Handlers run synchronously, one at a time, so each command applies atomically.
  */
 export class CommandDispatcher {
@@ -89,6 +117,7 @@ export class CommandDispatcher {
       if (typeof db !== 'string')
         throw new CommandError('Location40571', 'OP_MSG requests require a $db argument');
       if (cmd['startTransaction'] === true || cmd['autocommit'] === false) {
+        if (ctx.replication.setName !== undefined) throw notImplemented('Multi-document transactions');
         throw new CommandError(
           'IllegalOperation',
           'Transaction numbers are only allowed on a replica set member or mongos',
@@ -99,7 +128,13 @@ export class CommandDispatcher {
         if (KNOWN_NOT_IMPLEMENTED.has(name)) throw notImplemented(`The command '${name}'`);
         throw new CommandError('CommandNotFound', `no such command: '${name}'`);
       }
-      return handler(cmd, db, ctx);
+      if (!WRITE_COMMANDS.has(name)) return handler(cmd, db, ctx);
+      if (!ctx.replication.isWritablePrimary()) throw notWritablePrimary(cmd);
+      const replayed = ctx.retryableWrites.replay(cmd);
+      if (replayed !== undefined) return replayed;
+      const reply = handler(cmd, db, ctx);
+      ctx.retryableWrites.record(cmd, reply);
+      return reply;
     } catch (error) {
       if (error instanceof CommandError) return error.toReply();
       this.onInternalError(error, name);

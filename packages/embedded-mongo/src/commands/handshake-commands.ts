@@ -9,14 +9,17 @@ export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
 export const MAX_MESSAGE_SIZE_BYTES = 48_000_000;
 
 /**
- * The `hello`/`isMaster` reply of a standalone server: no `setName`, so the driver neither
- * starts transactions nor retries writes, and no `topologyVersion`, so it polls instead of
+ * The `hello`/`isMaster` reply. A standalone has no `setName`, so the driver neither starts
+ * transactions nor retries writes; a one-member replica set has it (with `hosts`, `me` and, while
+ * primary, `primary` and `electionId`), so the driver retries writes and reads once, and reports
+ * `secondary: true` while stepped down. No `topologyVersion`, so the driver polls instead of
  * streaming. `legacy` picks the `ismaster` field name over `isWritablePrimary`.
  */
 export function helloReply(ctx: CommandContext, legacy: boolean): Doc {
   return {
     helloOk: true,
-    [legacy ? 'ismaster' : 'isWritablePrimary']: true,
+    [legacy ? 'ismaster' : 'isWritablePrimary']: ctx.replication.isWritablePrimary(),
+    ...ctx.replication.helloFields(),
     maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
     maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
     maxWriteBatchSize: 100000,
@@ -59,5 +62,8 @@ export const getParameter: CommandHandler = (cmd) => {
   return { ...reply, ok: 1 };
 };
 
-/** `endSessions`: sessions hold nothing on a standalone in-memory server. */
-export const endSessions: CommandHandler = () => ({ ok: 1 });
+/** `endSessions`: forgets the sessions' retryable-write replies; nothing else is kept per session. */
+export const endSessions: CommandHandler = (cmd, _db, ctx) => {
+  ctx.retryableWrites.endSessions(cmd);
+  return { ok: 1 };
+};
