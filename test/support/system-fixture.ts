@@ -40,9 +40,10 @@ export class SystemFixture {
     name: string,
     topology: SystemTopology,
     roleEnv: Partial<Record<string, NodeJS.ProcessEnv>> = {},
-    options: { redisAppendOnly?: boolean } = {},
+    options: { redisAppendOnly?: boolean; mongoReplicaSet?: string } = {},
   ): Promise<SystemFixture> {
-    const stack = await TestStack.start({ name, mongo: { ttlIntervalMs: 500 }, redisAppendOnly: options.redisAppendOnly });
+    const mongo = { ttlIntervalMs: 500, ...(options.mongoReplicaSet !== undefined ? { replicaSet: options.mongoReplicaSet } : {}) };
+    const stack = await TestStack.start({ name, mongo, redisAppendOnly: options.redisAppendOnly });
     let system: LocalSystem | undefined;
     try {
       system = await LocalSystem.start({ root: findWorkspaceRoot(), env: stack.env, topology, roleEnv, logDir: stack.logDir });

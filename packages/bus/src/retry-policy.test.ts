@@ -1,7 +1,7 @@
 import { TransientError } from '@sas/runtime';
 import { decideRetry, storeFaultDelayMs, type RetryPolicy } from './retry-policy';
 
-const policy: RetryPolicy = { attempts: 4, backoffMs: 100, maxBackoffMs: 350 };
+const policy: RetryPolicy = { attempts: 4, backoffMs: 100, maxBackoffMs: 350, storeFaultMaxBackoffMs: 250 };
 
 describe('decideRetry', () => {
   it('doubles the delay after each failed delivery, up to the ceiling', () => {
@@ -25,7 +25,8 @@ describe('decideRetry', () => {
 });
 
 describe('storeFaultDelayMs', () => {
-  it('doubles the delay per store fault in a row up to the ceiling, however many there were', () => {
-    expect([1, 2, 3, 4, 1000].map((faults) => storeFaultDelayMs(policy, faults))).toEqual([100, 200, 350, 350, 350]);
+  it('doubles the delay per store fault in a row up to its own, shorter ceiling, however many there were', () => {
+    expect([1, 2, 3, 4, 1000].map((faults) => storeFaultDelayMs(policy, faults))).toEqual([100, 200, 250, 250, 250]);
+    expect(storeFaultDelayMs({ ...policy, storeFaultMaxBackoffMs: 10_000 }, 5)).toBe(350);
   });
 });

@@ -12,10 +12,16 @@ export interface RetryPolicy {
   backoffMs: number;
   /** Ceiling of the doubled delay. */
   maxBackoffMs: number;
+  /**
+   * Ceiling of the delay after a transient MongoDB fault (see {@link storeFaultDelayMs}), kept
+   * short so that, once a new primary is elected, a waiting reply is applied before its step's
+   * complete-by passes rather than up to `maxBackoffMs` later.
+   */
+  storeFaultMaxBackoffMs: number;
 }
 
 /** 8 deliveries over about 30 s: long enough to ride out a MongoDB election or a Redis restart. */
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 8, backoffMs: 250, maxBackoffMs: 10_000 };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 8, backoffMs: 250, maxBackoffMs: 10_000, storeFaultMaxBackoffMs: 1000 };
 
 /** What to do after delivery number `delivery` (1 = first) failed with `err`. */
 export type RetryDecision = { retry: true; delayMs: number } | { retry: false };
@@ -31,11 +37,12 @@ export function decideRetry(policy: RetryPolicy, delivery: number, err: unknown)
 /**
  * The delay before delivering again a message whose handler hit a transient MongoDB fault (a
  * step-down, an election, the network) for the `storeFaults`-th time in a row: the same doubling
- * as {@link decideRetry}, up to the ceiling, but never a dead letter. The message is not at fault,
- * and a replica set elects a new primary in seconds; while MongoDB stays away the message waits in
- * Redis, retried every `maxBackoffMs`, instead of being given up.
+ * as {@link decideRetry}, up to `storeFaultMaxBackoffMs`, but never a dead letter. The message is
+ * not at fault, and a replica set elects a new primary in seconds; while MongoDB stays away the
+ * message waits in Redis and is tried again about once a second (each try also waits on the
+ * driver's own server selection), instead of being given up.
  */
 export function storeFaultDelayMs(policy: RetryPolicy, storeFaults: number): number {
   const exponent = Math.min(30, Math.max(0, storeFaults - 1));
-  return Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** exponent);
+  return Math.min(policy.storeFaultMaxBackoffMs, policy.maxBackoffMs, policy.backoffMs * 2 ** exponent);
 }

@@ -11,6 +11,8 @@ export interface EmbeddedMongoOptions {
   cliPath?: string;
   /** Passed as `--ttl-interval-ms`, so tests can see TTL deletions without waiting a minute. */
   ttlIntervalMs?: number;
+  /** Passed as `--repl-set`: the server answers as the one member of this replica set and can step down. */
+  replicaSet?: string;
   /** How long to wait for the `listening` line. @default 30000 */
   readyTimeoutMs?: number;
   log?: LogFn;
@@ -66,6 +68,7 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Pr
   const cliPath = options.cliPath ?? locateEmbeddedMongoCli();
   const args = [cliPath, '--port', '0'];
   if (options.ttlIntervalMs !== undefined) args.push('--ttl-interval-ms', String(options.ttlIntervalMs));
+  if (options.replicaSet !== undefined) args.push('--repl-set', options.replicaSet);
   const child = new ManagedProcess({
     name: 'embedded-mongo',
     command: process.execPath,

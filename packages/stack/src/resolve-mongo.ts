@@ -11,6 +11,8 @@ export interface ResolveMongoOptions {
   env?: NodeJS.ProcessEnv;
   /** Passed to the embedded server as `--ttl-interval-ms`. */
   ttlIntervalMs?: number;
+  /** Passed to the embedded server as `--repl-set` (a one-member replica set that can step down). */
+  replicaSet?: string;
   /** Embedded CLI to run instead of `@sas/embedded-mongo`'s (tests of this package use a fake one). */
   embeddedCliPath?: string;
 }
@@ -55,6 +57,7 @@ export async function resolveMongo(options: ResolveMongoOptions = {}): Promise<M
   const target = await startEmbeddedMongo({
     cliPath: options.embeddedCliPath,
     ttlIntervalMs: options.ttlIntervalMs,
+    replicaSet: options.replicaSet,
     log,
     reason,
   });
