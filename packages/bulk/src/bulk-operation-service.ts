@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import { SCHEMA_VERSION, type BulkOperationDocument, type BulkOperationRequest } from '@sas/contracts';
 import type { Clock } from '@sas/runtime';
 import { countMatches, type BulkCandidates } from './bulk-candidates';
@@ -53,6 +52,7 @@ export class BulkOperationService {
       finishedAt: null,
       expected: await countMatches(this.candidates, request.filter, now),
       cursor: null,
+      page: null,
       revision: 0,
       progress: emptyProgress(),
       problems: [],
@@ -75,7 +75,7 @@ export class BulkOperationService {
   }
 
   private repeat(prior: BulkOperationDocument, request: BulkOperationRequest): BulkCreateOutcome {
-    const same = prior.command === request.command && prior.reason === request.reason && isDeepStrictEqual(prior.filter, request.filter);
+    const same = prior.command === request.command && prior.reason === request.reason && sameFilter(prior, request);
     if (same) return { kind: 'existing', operation: prior };
     return {
       kind: 'conflict',
@@ -83,4 +83,9 @@ export class BulkOperationService {
       message: `bulk operation ${prior._id} exists with a different command, filter or reason; choose another id, or leave id out to get a new one`,
     };
   }
+}
+
+/** Both filters come out of the `BulkFilter` schema (the stored one is parsed as it is read), so their JSON is in one key order. */
+function sameFilter(prior: BulkOperationDocument, request: BulkOperationRequest): boolean {
+  return JSON.stringify(prior.filter) === JSON.stringify(request.filter);
 }

@@ -25,11 +25,21 @@ export interface PageContext {
 }
 
 /**
- * The operation after one page: the cursor moves past the page, its outcomes are added, and the
- * operation is Finished when the page was the last. Pure: the runner commits the result only on
- * the revision it started from, so a page counts once however often it was run.
+ * The operation with a page claimed: its matching processes are written down before any is acted
+ * on, so whoever resumes the operation after a crash finishes that same set of processes.
  */
-export function commitPage(op: BulkOperationDocument, page: BulkPage, outcomes: readonly BulkOutcome[], ctx: PageContext): BulkOperationDocument {
+export function claimPage(op: BulkOperationDocument, page: BulkPage, ctx: PageContext): BulkOperationDocument {
+  return { ...op, page: { processIds: page.matches, examined: page.examined, lastId: page.lastId, end: page.end }, revision: op.revision + 1, runner: ctx.runner, updatedAt: ctx.now };
+}
+
+/**
+ * The operation after its claimed page: the cursor moves past the page, its outcomes are added,
+ * and the operation is Finished when the page was the last. Pure: the runner commits the result
+ * only on the revision it read, so a page counts once however often it was run.
+ */
+export function commitPage(op: BulkOperationDocument, outcomes: readonly BulkOutcome[], ctx: PageContext): BulkOperationDocument {
+  const page = op.page;
+  if (!page) throw new Error(`bulk operation ${op._id} has no page in flight to commit; claim one first`);
   const progress = { ...op.progress, examined: op.progress.examined + page.examined, matched: op.progress.matched + outcomes.length };
   const problems: BulkProblem[] = [...op.problems];
   for (const o of outcomes) {
@@ -40,6 +50,7 @@ export function commitPage(op: BulkOperationDocument, page: BulkPage, outcomes: 
   return {
     ...op,
     cursor: page.lastId,
+    page: null,
     revision: op.revision + 1,
     progress,
     problems: problems.slice(-MAX_BULK_PROBLEMS),

@@ -3,7 +3,7 @@ import { ensureError, type Clock } from '@sas/runtime';
 import type { Logger } from 'pino';
 import type { BulkCandidates } from './bulk-candidates';
 import type { BulkOperationStore } from './bulk-operation-store';
-import { bulkCommandId, commitPage, type BulkOutcome } from './bulk-progress';
+import { bulkCommandId, claimPage, commitPage, type BulkOutcome } from './bulk-progress';
 
 /**
  * Applies one operator command and answers its outcome: in the scheduler, `OperatorCommandHandler.handle`,
@@ -54,10 +54,12 @@ export function bulkLeaseName(operationId: string): string {
  * poll: each operation has its own lease, so one runner works on it at a time, and one whose
  * runner died is resumed by another after the lease lapses, from the last committed cursor.
  *
- * A page is acted on, then committed (cursor and counts) on the revision it started from. A crash
- * between the two re-runs the page; each process's command id is derived from the operation and
- * the process, so the process engine answers a repeat with what it did the first time instead of
- * acting again — even when the process has failed again since (decision 50).
+ * A page's matching processes are written on the operation before any is acted on, then the page
+ * is committed (cursor and counts); both writes are conditional on the revision read. A crash in
+ * between leaves the page to the next runner, which acts on the same processes; each process's
+ * command id is derived from the operation and the process, so the process engine answers a
+ * repeat with what it did the first time instead of acting again — even when the process has
+ * failed again since (decision 50).
  */
 export class BulkRunner {
   private timer: NodeJS.Timeout | undefined;
@@ -137,23 +139,44 @@ export class BulkRunner {
     await this.lease.release(name, this.options.instanceId).catch(() => undefined);
   }
 
-  /** One page: act, then commit. The operation after it, or null when it is finished or moved by another runner. */
+  /**
+   * One page: claim it (unless a runner before this one did and died), act on its processes, then
+   * commit. The operation after it, or null when it is finished or moved on by another runner.
+   */
   private async runPage(op: BulkOperationDocument, log: Logger): Promise<BulkOperationDocument | null> {
-    const page = await this.candidates.page(op.filter, op.createdAt, op.cursor, this.options.pageSize ?? 50);
-    const outcomes: BulkOutcome[] = [];
-    for (const processId of page.matches) outcomes.push(await this.act(op, processId));
-    const next = commitPage(op, page, outcomes, { now: new Date(this.clock.now()), runner: this.options.instanceId, retentionMs: this.options.retentionMs ?? 7 * 24 * 3600_000 });
-    if (!(await this.store.commit(next, op.revision))) {
-      this.counters.lostPages += 1;
-      log.warn({ revision: op.revision }, 'bulk operation page not committed: another runner moved the operation on (its page counts, not this one)');
-      return null;
+    const ctx = { now: new Date(this.clock.now()), runner: this.options.instanceId, retentionMs: this.options.retentionMs ?? 7 * 24 * 3600_000 };
+    let current = op;
+    /** The revision the store holds, as far as this runner knows. */
+    let stored = op.revision;
+    if (!current.page) {
+      const page = await this.candidates.page(op.filter, op.createdAt, op.cursor, this.options.pageSize ?? 50);
+      current = claimPage(op, page, ctx);
+      // A page with nothing to act on needs no claim: committing it directly is the same.
+      if (page.matches.length > 0) {
+        if (!(await this.committed(current, stored, log))) return null;
+        stored = current.revision;
+      }
+    } else {
+      log.info({ processes: current.page.processIds.length }, 'bulk operation page left unfinished by its runner; finishing it');
     }
+    const outcomes: BulkOutcome[] = [];
+    for (const processId of current.page?.processIds ?? []) outcomes.push(await this.act(op, processId));
+    const next = commitPage(current, outcomes, ctx);
+    if (!(await this.committed(next, stored, log))) return null;
     for (const o of outcomes) this.counters.processes[op.command][o.kind] += 1;
     log.info({ progress: next.progress, expected: next.expected, cursor: next.cursor }, `bulk ${op.command}: ${next.progress.matched} of about ${next.expected} processes`);
     if (next.state !== 'Finished') return next;
     this.counters.finished[op.command] += 1;
     log.info({ progress: next.progress }, 'bulk operation finished');
     return null;
+  }
+
+  /** Commits on the revision this runner read; false (logged) when another runner moved the operation on. */
+  private async committed(next: BulkOperationDocument, expectedRevision: number, log: Logger): Promise<boolean> {
+    if (await this.store.commit(next, expectedRevision)) return true;
+    this.counters.lostPages += 1;
+    log.warn({ revision: expectedRevision }, 'bulk operation moved on by another runner; leaving it to that runner (its page counts, not this one)');
+    return false;
   }
 
   private async act(op: BulkOperationDocument, processId: string): Promise<BulkOutcome> {

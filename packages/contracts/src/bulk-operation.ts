@@ -17,7 +17,10 @@ const Instant = (name: string) =>
 const StateList = z.preprocess(
   (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()) : v),
   z
-    .array(ProcessState, { errorMap: (issue, ctx) => ({ message: issue.code === 'invalid_enum_value' ? `state must be one of ${ProcessState.options.join(', ')}` : ctx.defaultError }) })
+    .array(z.enum(ProcessState.options, { errorMap: () => ({ message: `state must be one of ${ProcessState.options.join(', ')}` }) }), {
+      invalid_type_error: 'state must be a state name, a comma-separated list or an array of them',
+      required_error: 'state is required: name the states to act on, such as Error',
+    })
     .min(1, 'state must name at least one state'),
 );
 
@@ -105,6 +108,22 @@ export const BulkProblem = z.object({
 });
 export type BulkProblem = z.infer<typeof BulkProblem>;
 
+/**
+ * The page a runner is working on, written before it acts on any of the page's processes: a
+ * runner that resumes the operation finishes exactly these processes, including those that no
+ * longer match the filter because the runner before it acted on them (so they are counted).
+ */
+export const BulkPageInFlight = z.object({
+  /** The page's matching processes, in `_id` order. */
+  processIds: z.array(z.string()),
+  examined: z.number().int().nonnegative(),
+  /** The cursor once the page is committed. */
+  lastId: z.string().nullable(),
+  /** Whether the page is the operation's last. */
+  end: z.boolean(),
+});
+export type BulkPageInFlight = z.infer<typeof BulkPageInFlight>;
+
 export const BulkOperationState = z.enum(['Running', 'Finished']);
 export type BulkOperationState = z.infer<typeof BulkOperationState>;
 
@@ -126,7 +145,9 @@ export const BulkOperationDocument = z.object({
   expected: z.number().int().nonnegative(),
   /** `_id` of the last process examined; the next page starts after it. Null before the first page. */
   cursor: z.string().nullable(),
-  /** Incremented by every page committed; a page commits only on the revision it started from. */
+  /** The page being worked on; null between pages. */
+  page: BulkPageInFlight.nullable(),
+  /** Incremented by every change; a runner changes the operation only on the revision it read. */
   revision: z.number().int().nonnegative(),
   progress: BulkProgress,
   /** The latest processes refused or failed (a few kept). */
