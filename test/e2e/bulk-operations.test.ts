@@ -15,7 +15,7 @@ import { orderFulfilmentV1, type WorkflowDefinition } from '@sas/workflow';
  * selects only its own orders.
  */
 function bulkRoleEnv(): Partial<Record<string, NodeJS.ProcessEnv>> {
-  const steps = orderFulfilmentV1.steps.map((s) => ({ ...s, completeByMs: 6000, retry: { maxAttempts: 4, initialBackoffMs: 30, maxBackoffMs: 300, multiplier: 2, jitter: 0.5 } }));
+  const steps = orderFulfilmentV1.steps.map((s) => ({ ...s, completeByMs: 15_000, retry: { maxAttempts: 4, initialBackoffMs: 30, maxBackoffMs: 300, multiplier: 2, jitter: 0.5 } }));
   const workflow = (name: string): WorkflowDefinition => ({ ...orderFulfilmentV1, name, steps, failureThreshold: 1, onThreshold: { policy: 'error' } });
   const file = join(mkdtempSync(join(tmpdir(), 'sas-bulk-workflows-')), 'workflows.json');
   writeFileSync(file, JSON.stringify([workflow('bulk-api'), workflow('bulk-cli')]));
@@ -55,7 +55,7 @@ describe('bulk resubmit (real processes, two schedulers, private Redis)', () => 
   const failOrders = async (ids: string[], workflow: string): Promise<void> => {
     await fx.setFaults('inventory', { hang: true });
     await fx.submit(ids.map((id) => fx.order(id, { workflow })));
-    await fx.waitForStates(ids, ['Error'], 60_000);
+    await fx.waitForStates(ids, ['Error'], 90_000);
     await fx.remote('/admin/faults/inventory', { method: 'DELETE' });
   };
 
