@@ -31,3 +31,4 @@ export * from './job-specification';
 export * from './step-result-limits';
 export * from './submission-fingerprint';
 export * from './reply-queue-marker';
+export * from './bulk-operation';

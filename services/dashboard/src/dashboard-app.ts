@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { AlertStore } from './alert-store';
 import { apiErrorHandler, apiNotFound } from './api-errors';
+import { bulkRoutes, type BulkOperations } from './bulk-routes';
 import type { CommandSender } from './command-sender';
 import { pageSecurityPolicy, renderDashboardPage } from './dashboard-page';
 import { type DashboardAuth, loginRoute, principalOf, requireAccess } from './dashboard-access';
@@ -46,6 +47,8 @@ export interface DashboardAppDeps {
    * at `/metrics`. @default none: no `/metrics`
    */
   metrics?: Registry;
+  /** Bulk operations (`/api/bulk`). @default none: the endpoints answer 404 */
+  bulk?: BulkOperations;
 }
 
 /** Where bull-board is mounted. */
@@ -83,6 +86,7 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
   app.use(BULL_BOARD_PATH, (req, res, next) => (principalOf(res)?.role === 'viewer' ? viewerBoard : operatorBoard)(req, res, next));
   app.use('/api', express.json({ limit: '16kb' }));
   app.use('/api/processes', processRoutes({ readModel: deps.readModel, commands: deps.commands, logger: deps.logger }));
+  if (deps.bulk) app.use('/api/bulk', bulkRoutes({ bulk: deps.bulk, logger: deps.logger }));
   app.use('/api', overviewRoutes({ readModel: deps.readModel, inspector, alerts: deps.alerts, now: deps.now ?? (() => new Date()) }));
   app.use('/api', apiNotFound);
   app.get('/', (_req, res) => {

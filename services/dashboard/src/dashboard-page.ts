@@ -47,6 +47,10 @@ export function renderDashboardPage(options: DashboardPageOptions): string {
     <h2>Alerts</h2>
     <div id="alerts"><p class="muted">Loading…</p></div>
   </section>
+  <section class="wide">
+    <h2>Bulk operations</h2>
+    <div id="bulk"><p class="muted">Loading…</p></div>
+  </section>
   <section>
     <h2>Processes</h2>
     <form class="filters" id="filters">

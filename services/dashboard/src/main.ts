@@ -1,3 +1,4 @@
+import { BulkOperationService, MongoBulkCandidates, MongoBulkOperationStore, ensureBulkIndexes } from '@sas/bulk';
 import { Bus, PromBusMetrics } from '@sas/bus';
 import { createLogger, createMetricsRegistry, defaultInstanceId, installShutdown, loadConfig, systemClock } from '@sas/runtime';
 import { connectStore } from '@sas/store';
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
   const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock: systemClock, metrics: new PromBusMetrics(metrics) });
   const alerts = new MongoAlertStore(store.db);
   await alerts.ensureIndexes();
+  await ensureBulkIndexes(store.db);
   if (config.ALERTS_CONSUME) {
     const inbox = new AlertInbox({ store: alerts, clock: systemClock, logger, retentionMs: config.ALERTS_RETENTION_MS });
     bus.consume(alertConsumerSpec(inbox));
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
     instanceId,
     queuePrefix: config.QUEUE_PREFIX,
     metrics,
+    bulk: new BulkOperationService(new MongoBulkOperationStore(store.db), new MongoBulkCandidates(store.db), systemClock),
   });
   const server = new DashboardServer(app);
   const port = await server.start(config.PORT, config.HOST);

@@ -100,6 +100,17 @@ export const PAGE_SCRIPT = String.raw`
       : el('p', { class: 'muted' }, 'No alert received.'));
   }
 
+  async function loadBulk() {
+    const r = await api('GET', '/api/bulk?limit=10');
+    if (!r.ok) return fill('bulk', problem(r.data.error));
+    const list = r.data.operations;
+    fill('bulk', list.length
+      ? table(['id', 'command', 'state', 'progress', 'done', 'refused', 'failed', 'by', 'reason', 'created'],
+        list.map((o) => [o._id, o.command, badge(o.state), o.progress.matched + ' of about ' + o.expected,
+          o.progress.done, o.progress.refused, o.progress.failed, o.by, o.reason, when(o.createdAt)]))
+      : el('p', { class: 'muted' }, 'No bulk operation. Start one with POST /api/bulk or sas bulk resubmit|cancel.'));
+  }
+
   function listPath(before) {
     const params = new URLSearchParams({ limit: '50' });
     const put = (name, value) => { if (value.trim()) params.set(name, value.trim()); };
@@ -181,7 +192,7 @@ export const PAGE_SCRIPT = String.raw`
   }
 
   async function refresh() {
-    await Promise.all([loadSummary(), loadAlerts(), pagedMore ? null : loadProcesses(false), loadProcess()]);
+    await Promise.all([loadSummary(), loadAlerts(), loadBulk(), pagedMore ? null : loadProcesses(false), loadProcess()]);
   }
 
   $('f-state').append(...states.map((s) => el('option', { value: s }, s)));
@@ -194,6 +205,7 @@ export const PAGE_SCRIPT = String.raw`
   select();
   void loadSummary();
   void loadAlerts();
+  void loadBulk();
   if (!selected) void loadProcesses(false);
 })();
 `;

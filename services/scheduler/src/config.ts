@@ -26,5 +26,13 @@ export const SchedulerConfig = z.object({
    * over this long after it dies. Defaults to 3 × JOBS_POLL_INTERVAL_MS.
    */
   JOBS_LEASE_TTL_MS: z.coerce.number().int().positive().optional(),
+  /** How often the bulk runner looks for running bulk operations. */
+  BULK_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  /** How long a bulk operation's lease lasts: another scheduler resumes it this long after its runner dies. */
+  BULK_LEASE_TTL_MS: z.coerce.number().int().positive().default(15_000),
+  /** Processes a bulk operation reads per page (its cursor and counts are committed once per page). */
+  BULK_PAGE_SIZE: z.coerce.number().int().positive().max(1000).default(50),
+  /** How long finished bulk operations stay before the TTL removes them; 7 days. */
+  BULK_RETENTION_MS: z.coerce.number().int().positive().default(7 * 24 * 60 * 60 * 1000),
 });
 export type SchedulerConfig = z.infer<typeof SchedulerConfig>;

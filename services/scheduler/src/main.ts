@@ -1,6 +1,7 @@
 import { AgentReply, OperatorCommand, QueueNames, SchedulerWakeup } from '@sas/contracts';
 import { ProbeServer, installShutdown, loadConfig } from '@sas/runtime';
 import { openProcessService, runMain } from '@sas/wiring';
+import { startBulkOperations } from './bulk-operations';
 import { SchedulerConfig } from './config';
 import { registerJobRunnerCounters } from './job-runner-counters';
 import { startJobScheduling } from './job-scheduling';
@@ -53,12 +54,14 @@ runMain('scheduler', async () => {
   scheduler.start();
   const jobs = await startJobScheduling(svc, config);
   if (jobs) registerJobRunnerCounters(svc.metrics, jobs.runner);
+  const bulk = await startBulkOperations(svc, config, commands, () => void scheduler.claimAvailable());
   const probe = new ProbeServer({ ready: () => bus.isReady() && replies.isRunning(), registry: svc.metrics });
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
   const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
   installShutdown(logger, [
     { name: 'scheduler', close: () => scheduler.close() },
     ...(jobs ? [jobs] : []),
+    bulk,
     { name: 'probe', close: () => probe.close() },
     ...svc.closables,
   ]);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /* eslint-disable no-console -- this is the command line's entry point: its output is the interface */
 import { parseArgs } from 'node:util';
+import { BULK_USAGE, runBulkCommand } from './bulk-command';
 import { cliEnv } from './cli-env';
 import { runDemo } from './demo/run-demo';
 import { JOBS_USAGE, runJobsCommand } from './jobs-command';
@@ -17,6 +18,7 @@ const USAGE = `Usage: sas <command> [options]
   status <processId|orderId>      show a process and its history
   resubmit <processId> [--by NAME] [--reason TEXT]  restart an Error process from its failed step
   cancel <processId> [--by NAME] [--reason TEXT]    stop an unfinished process and undo what it did
+${BULK_USAGE}
 ${JOBS_USAGE}
 ${WORKFLOWS_USAGE}
 
@@ -32,7 +34,8 @@ async function main(argv: string[]): Promise<number> {
       keep: { type: 'boolean', default: false },
       'timeout-ms': { type: 'string', default: '120000' },
       'order-id': { type: 'string' },
-      workflow: { type: 'string', default: 'order-fulfilment' },
+      // No default here: bulk filters only by a workflow given; submit defaults it below.
+      workflow: { type: 'string' },
       payload: { type: 'string', default: '{}' },
       'reply-to': { type: 'string' },
       by: { type: 'string', default: process.env['USER'] ?? 'operator' },
@@ -40,6 +43,15 @@ async function main(argv: string[]): Promise<number> {
       file: { type: 'string' },
       requestor: { type: 'string' },
       all: { type: 'boolean', default: false },
+      state: { type: 'string' },
+      'failed-step': { type: 'string' },
+      'time-field': { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      text: { type: 'string' },
+      id: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+      'no-wait': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -60,7 +72,7 @@ async function main(argv: string[]): Promise<number> {
     case 'submit': {
       if (!values['order-id']) throw new Error('submit needs --order-id');
       const payload = parsePayload(values.payload);
-      const submitted = await submitOrder(env, { orderId: values['order-id'], workflow: values.workflow, payload, replyTo: values['reply-to'] });
+      const submitted = await submitOrder(env, { orderId: values['order-id'], workflow: values.workflow ?? 'order-fulfilment', payload, replyTo: values['reply-to'] });
       console.log(`submitted ${submitted.orderId} (job ${submitted.jobId})`);
       return 0;
     }
@@ -73,6 +85,11 @@ async function main(argv: string[]): Promise<number> {
       const result = await sendOperatorCommand(env, command, target, values.by, values.reason);
       console.log(`${result.ok ? 'done' : 'refused'}: ${result.message}`);
       return result.ok ? 0 : 1;
+    }
+    case 'bulk': {
+      const id = target === 'show' ? positionals[2] : values.id;
+      const args = { action: target, id, state: values.state, workflow: values.workflow, failedStep: values['failed-step'], timeField: values['time-field'], since: values.since, until: values.until, text: values.text, reason: values.reason, by: values.by, dryRun: values['dry-run'], noWait: values['no-wait'] };
+      return runBulkCommand(env, args, (l) => console.log(l));
     }
     case 'jobs': {
       const args = { action: target, key: positionals[2], file: values.file, requestor: values.requestor, all: values.all, by: values.by };

@@ -1,0 +1,124 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BulkOperationService, MongoBulkCandidates, MongoBulkOperationStore, ensureBulkIndexes } from '@sas/bulk';
+import { BulkOperationRequest, type BulkOperationDocument } from '@sas/contracts';
+import { systemClock } from '@sas/runtime';
+import { connectStore } from '@sas/store';
+import type { CliEnv } from './cli-env';
+
+/** Arguments of `sas bulk <action>`, as parsed from the command line. */
+export interface BulkCommandArgs {
+  action: string | undefined;
+  id: string | undefined;
+  state: string | undefined;
+  workflow: string | undefined;
+  failedStep: string | undefined;
+  timeField: string | undefined;
+  since: string | undefined;
+  until: string | undefined;
+  text: string | undefined;
+  reason: string | undefined;
+  by: string;
+  dryRun: boolean;
+  /** Return once the operation is created instead of following its progress. */
+  noWait: boolean;
+}
+
+/** Usage of the `bulk` subcommand, part of the CLI's help. */
+export const BULK_USAGE = `  bulk resubmit|cancel --state S[,S] --reason TEXT [--workflow W] [--failed-step STEP]
+        [--since T] [--until T] [--time-field updatedAt|createdAt] [--text WORDS] [--id ID] [--dry-run] [--no-wait]
+                                     resubmit or cancel every process the filter selects, as one durable
+                                     operation a scheduler runs; prints progress until it is done
+  bulk show <id>                     an operation's progress and the processes it could not act on
+  bulk list                          the latest operations`;
+
+/** The request the options describe; throws with what to fix when they are wrong. */
+export function bulkRequestFromArgs(args: BulkCommandArgs): BulkOperationRequest {
+  const filter: Record<string, unknown> = { state: args.state };
+  if (args.workflow !== undefined) filter['workflow'] = args.workflow;
+  if (args.failedStep !== undefined) filter['failedStep'] = args.failedStep;
+  if (args.timeField !== undefined) filter['timeField'] = args.timeField;
+  if (args.since !== undefined) filter['since'] = args.since;
+  if (args.until !== undefined) filter['until'] = args.until;
+  if (args.text !== undefined) filter['text'] = args.text;
+  const parsed = BulkOperationRequest.safeParse({ command: args.action, filter, reason: args.reason, ...(args.id !== undefined ? { id: args.id } : {}), ...(args.dryRun ? { dryRun: true } : {}) });
+  // The schema's messages name the field and say what to give: the options carry the same names.
+  if (!parsed.success) throw new Error(`bulk ${args.action}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+  return parsed.data;
+}
+
+/** One line of an operation's state and progress. */
+export function renderBulkLine(op: BulkOperationDocument): string {
+  const p = op.progress;
+  return `${op._id} ${op.command} ${op.state}: ${p.matched} of about ${op.expected} processes (${p.done} done, ${p.refused} refused, ${p.failed} failed) · by ${op.by} · ${op.reason}`;
+}
+
+/**
+ * `sas bulk …`: creates bulk operations straight in MongoDB (MONGO_URL, MONGO_DB) through the same
+ * `BulkOperationService` the dashboard uses; a running scheduler picks the operation up. Follows
+ * its progress until it is finished (or `timeoutMs` passes: it goes on without the CLI).
+ */
+export async function runBulkCommand(env: CliEnv, args: BulkCommandArgs, out: (line: string) => void, timeoutMs = 600_000): Promise<number> {
+  const { action } = args;
+  if (action !== 'resubmit' && action !== 'cancel' && action !== 'show' && action !== 'list') {
+    throw new Error(`bulk needs an action: resubmit, cancel, show or list (got '${action ?? ''}')\n${BULK_USAGE}`);
+  }
+  if (action === 'show' && !args.id) throw new Error('bulk show needs an operation id');
+  const request = action === 'resubmit' || action === 'cancel' ? bulkRequestFromArgs(args) : undefined;
+  const connection = await connectStore(env.mongoUrl, env.mongoDb);
+  try {
+    await ensureBulkIndexes(connection.db);
+    const service = new BulkOperationService(new MongoBulkOperationStore(connection.db), new MongoBulkCandidates(connection.db), systemClock);
+    if (action === 'list') {
+      const ops = await service.list(20);
+      if (ops.length === 0) out('no bulk operations');
+      for (const op of ops) out(renderBulkLine(op));
+      return 0;
+    }
+    if (action === 'show') {
+      const op = await service.get(args.id ?? '');
+      if (!op) {
+        out(`refused: no bulk operation '${args.id}' in ${env.mongoDb} (finished ones are removed after their retention)`);
+        return 1;
+      }
+      out(renderBulkLine(op));
+      for (const problem of op.problems) out(`  ${problem.outcome} ${problem.processId}: ${problem.message}`);
+      return 0;
+    }
+    const outcome = await service.create(request as BulkOperationRequest, args.by);
+    if (outcome.kind === 'dry-run') {
+      out(`dry run: ${outcome.matched} processes match; nothing started`);
+      return 0;
+    }
+    if (outcome.kind === 'conflict') {
+      out(`refused: ${outcome.message}`);
+      return 1;
+    }
+    out(`${outcome.kind === 'created' ? 'started' : 'already started'} bulk operation ${outcome.operation._id}: about ${outcome.operation.expected} processes`);
+    if (args.noWait) return 0;
+    return await follow(service, outcome.operation._id, out, timeoutMs);
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Prints each change of progress until the operation is finished. */
+async function follow(service: BulkOperationService, id: string, out: (line: string) => void, timeoutMs: number): Promise<number> {
+  const until = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    const op = await service.get(id);
+    if (!op) throw new Error(`bulk operation ${id} disappeared (removed after its retention?)`);
+    const line = renderBulkLine(op);
+    if (line !== last) out(line);
+    last = line;
+    if (op.state === 'Finished') {
+      for (const problem of op.problems) out(`  ${problem.outcome} ${problem.processId}: ${problem.message}`);
+      return op.progress.failed > 0 ? 1 : 0;
+    }
+    if (Date.now() > until) {
+      out(`still running after ${timeoutMs} ms; it goes on in the schedulers: follow it with sas bulk show ${id}`);
+      return 0;
+    }
+    await sleep(500);
+  }
+}
