@@ -4,8 +4,7 @@ import { QueueNames } from '@sas/contracts';
 import { createLogger, createMetricsRegistry } from '@sas/runtime';
 import { startRedis, type RedisServer } from '@sas/stack';
 import { MetricsScrape } from '@sas/testkit';
-import { registerDashboardMetrics } from '../../services/dashboard/src/dashboard-metrics';
-import { QueueInspector } from '../../services/dashboard/src/queue-inspector';
+import { QueueInspector, registerDashboardMetrics } from '@sas/dashboard';
 import { at, mapsAt, readManifests } from './k8s-manifests';
 import { evaluateQueueDepthQuery, parseQueueDepthQuery, type Sample } from './keda-query';
 
@@ -50,7 +49,7 @@ describe('the queue depth KEDA reads for agent-payment', () => {
     registerDashboardMetrics(registry, {
       readModel: { countByWorkflowAndState: () => Promise.resolve([]) },
       inspector: new QueueInspector([queue]),
-      logger: createLogger({ service: 'dashboard', level: 'silent' }),
+      logger: createLogger({ service: 'dashboard', instanceId: 'dashboard-test', level: 'silent' }),
     });
     return new MetricsScrape(await registry.metrics()).series('sas_queue_jobs');
   }
