@@ -1,24 +1,25 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { at, mapsAt, manifestFiles, readManifests } from './k8s-manifests';
 import { KustomizeError, renderKustomization, splitImage } from './kustomize-render';
-import { readYaml, ROOT } from './workspace-facts';
+import { readYaml } from './workspace-facts';
 
 /** The small kustomize renderer the static checks read deploy/k8s through. */
 
 let scratch = '';
 
 beforeEach(() => {
-  scratch = relative(ROOT, mkdtempSync(join(ROOT, 'test', 'static', '.kustomize-')));
+  scratch = mkdtempSync(join(tmpdir(), 'sas-kustomize-'));
 });
 
 afterEach(() => {
-  rmSync(join(ROOT, scratch), { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 function write(path: string, text: string): void {
-  mkdirSync(join(ROOT, scratch, path, '..'), { recursive: true });
-  writeFileSync(join(ROOT, scratch, path), text);
+  mkdirSync(join(scratch, path, '..'), { recursive: true });
+  writeFileSync(join(scratch, path), text);
 }
 
 const KUSTOMIZATION = 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n';
@@ -75,7 +76,7 @@ describe('renderKustomization', () => {
     expect(() => renderKustomization(scratch)).toThrow(/kustomization\.yaml: 'patches' is not rendered by test\/static\/kustomize-render\.ts .*teach it that field before using it/);
   });
 
-  it('refuses a missing resource, a remote one, a duplicate object and a document without a name', () => {
+  it('refuses a missing resource, a remote one, a duplicate object, a document without a name and a cycle', () => {
     write('kustomization.yaml', `${KUSTOMIZATION}resources: [gone.yaml]\n`);
     expect(() => renderKustomization(scratch)).toThrow(/resource 'gone\.yaml' does not exist/);
     write('kustomization.yaml', `${KUSTOMIZATION}resources: ["https://example.com/x.yaml"]\n`);
@@ -86,6 +87,9 @@ describe('renderKustomization', () => {
     expect(() => renderKustomization(scratch)).toThrow(/ConfigMap a is defined twice \(.*a\.yaml and .*b\.yaml\)/);
     write('b.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n');
     expect(() => renderKustomization(scratch)).toThrow(/b\.yaml: every document must be a mapping with apiVersion, kind and metadata\.name/);
+    write('kustomization.yaml', `${KUSTOMIZATION}resources: [loop]\n`);
+    write('loop/kustomization.yaml', `${KUSTOMIZATION}resources: [..]\n`);
+    expect(() => renderKustomization(scratch)).toThrow(/resources form a cycle: .* -> .*loop -> /);
   });
 
   it('splits image references as kustomize does', () => {

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join, normalize, relative } from 'node:path';
+import { join, normalize, relative, resolve } from 'node:path';
 import { isYamlMap, parseYaml, parseYamlDocuments, type YamlMap, type YamlValue } from './yaml-document';
 import type { Manifest } from './k8s-manifests';
 import { ROOT } from './workspace-facts';
@@ -50,7 +50,8 @@ const CLUSTER_SCOPED = new Set([
 
 /**
  * The objects `kustomize build <dir>` outputs, each with the file it came from relative to the
- * repository root. `dir` is relative to the repository root, like every path of the static checks.
+ * repository root. `dir` is relative to the repository root, like every path of the static checks
+ * (or absolute).
  */
 export function renderKustomization(dir: string): Manifest[] {
   return render(normalize(dir), []);
@@ -58,10 +59,10 @@ export function renderKustomization(dir: string): Manifest[] {
 
 function render(dir: string, visiting: string[]): Manifest[] {
   if (visiting.includes(dir)) throw new KustomizeError(`resources form a cycle: ${[...visiting, dir].join(' -> ')}`, dir);
-  const name = KUSTOMIZATION_FILES.find((f) => existsSync(join(ROOT, dir, f)));
+  const name = KUSTOMIZATION_FILES.find((f) => existsSync(resolve(ROOT, dir, f)));
   if (name === undefined) throw new KustomizeError(`no kustomization.yaml in this directory`, dir);
   const file = join(dir, name);
-  const kustomization = parseYaml(readFileSync(join(ROOT, file), 'utf8'), file);
+  const kustomization = parseYaml(readFileSync(resolve(ROOT, file), 'utf8'), file);
   if (!isYamlMap(kustomization)) throw new KustomizeError('a kustomization must be a mapping', file);
   const unknown = Object.keys(kustomization).filter((k) => !IMPLEMENTED.has(k));
   if (unknown.length > 0)
@@ -77,8 +78,8 @@ function render(dir: string, visiting: string[]): Manifest[] {
     if (/^[a-z]+:\/\//i.test(entry) || entry.startsWith('github.com/'))
       throw new KustomizeError(`remote resource '${entry}' is not rendered here; vendor it into the repository`, file);
     const path = normalize(join(dir, entry));
-    if (!existsSync(join(ROOT, path))) throw new KustomizeError(`resource '${entry}' does not exist (${path})`, file);
-    return statSync(join(ROOT, path)).isDirectory() ? render(path, [...visiting, dir]) : readResource(path);
+    if (!existsSync(resolve(ROOT, path))) throw new KustomizeError(`resource '${entry}' does not exist (${path})`, file);
+    return statSync(resolve(ROOT, path)).isDirectory() ? render(path, [...visiting, dir]) : readResource(path);
   });
 
   const namespace = kustomization['namespace'];
@@ -103,7 +104,7 @@ function listOf(map: YamlMap, key: string, file: string): YamlValue[] {
 
 /** The objects of one resource file; each must say what it is and what it is called. */
 function readResource(path: string): Manifest[] {
-  return parseYamlDocuments(readFileSync(join(ROOT, path), 'utf8'), path).map((doc) => {
+  return parseYamlDocuments(readFileSync(resolve(ROOT, path), 'utf8'), path).map((doc) => {
     const metadata = isYamlMap(doc) ? doc['metadata'] : undefined;
     const name = isYamlMap(metadata) ? metadata['name'] : undefined;
     if (!isYamlMap(doc) || typeof doc['apiVersion'] !== 'string' || typeof doc['kind'] !== 'string' || typeof name !== 'string')
