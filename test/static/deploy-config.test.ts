@@ -241,8 +241,8 @@ describe('deploy/Dockerfile', () => {
     }
   });
 
-  it('runs as the node user in production mode with SERVICE from the build argument and a /healthz check', () => {
-    expect(finalOf('USER')).toEqual(['node']);
+  it('runs as the node user (by number, 1000:1000) in production mode with SERVICE from the build argument and a /healthz check', () => {
+    expect(finalOf('USER')).toEqual(['1000:1000']);
     expect(finalOf('ENV')).toEqual(expect.arrayContaining(['NODE_ENV=production', 'SERVICE=${SERVICE}']));
     expect(finalOf('ARG').some((a) => /^SERVICE(=|$)/.test(a))).toBe(true);
     expect(finalOf('HEALTHCHECK').join()).toContain('/app/deploy/healthcheck.js');

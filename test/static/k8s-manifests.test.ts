@@ -1,23 +1,43 @@
 import { QueueNames } from '@sas/contracts';
+import { loadConfig } from '@sas/runtime';
+import { DEPTH_STATES, DashboardConfig } from '@sas/dashboard';
+import { HttpAgentConfig } from '@sas/http-agent';
+import { RemoteSimConfig } from '@sas/remote-sim';
+import { SchedulerConfig } from '@sas/scheduler';
+import { SubmissionConfig } from '@sas/submission';
+import { SupervisorConfig } from '@sas/supervisor';
+import { readDockerfile } from './dockerfile-reader';
+import { labelMatches, parseQueueDepthQuery } from './keda-query';
+import { at, effectiveEnv, mapsAt, podEnvironment, probePort, quantity, readManifests, type Manifest } from './k8s-manifests';
+import { renderKustomization } from './kustomize-render';
 import { isYamlMap, type YamlMap } from './yaml-document';
-import { at, effectiveEnv, manifestFiles, mapsAt, probePort, readManifests, type Manifest } from './k8s-manifests';
-import {
-  commonConfigKeys,
-  declaredEnv,
-  readYaml,
-  remoteServiceNames,
-  runnableServices,
-  servesReadyz,
-  shutdownTimeoutMs,
-} from './workspace-facts';
+import { commonConfigKeys, declaredEnv, readText, remoteServiceNames, runnableServices, servesReadyz, shutdownTimeoutMs } from './workspace-facts';
 
-/** deploy/k8s checked against the workspace and against itself (names, ports, env). */
+/**
+ * deploy/k8s, as `kubectl apply -k` renders it, checked against the workspace and against what a
+ * platform team expects of a workload: probes, resources, disruption budgets, the restricted pod
+ * security profile, configuration from a ConfigMap and credentials from Secrets.
+ */
 
-const manifests = readManifests();
-const scaledObjects = readManifests('keda');
+const manifests = renderKustomization('deploy/k8s');
+const scaledObjects = renderKustomization('deploy/k8s/keda');
+const exampleSecrets = readManifests().filter((m) => m.file === 'secret.example.yaml');
 const deployments = manifests.filter((m) => m.kind === 'Deployment');
 const configMap = manifests.find((m) => m.kind === 'ConfigMap' && m.name === 'sas-common');
 const commonData = at(configMap?.doc, 'data');
+
+/** The keys that carry credentials: never in a ConfigMap or a manifest, only in Secrets. */
+const SECRET_KEYS = ['REDIS_URL', 'MONGO_URL', 'DASHBOARD_TOKENS'];
+
+/** Each runnable service's config schema, as its main.ts loads it. */
+const CONFIG_SCHEMAS: Record<string, Parameters<typeof loadConfig>[0]> = {
+  agent: HttpAgentConfig,
+  dashboard: DashboardConfig,
+  'remote-sim': RemoteSimConfig,
+  scheduler: SchedulerConfig,
+  submission: SubmissionConfig,
+  supervisor: SupervisorConfig,
+};
 
 /** The single container of a Deployment, with the service directory its SERVICE env names. */
 function containerOf(m: Manifest): { container: YamlMap; service: string; env: ReturnType<typeof effectiveEnv> } {
@@ -32,27 +52,29 @@ function agentDeployment(agent: string): Manifest | undefined {
   return deployments.find((d) => containerOf(d).service === 'agent' && containerOf(d).env.values.get('AGENT') === agent);
 }
 
-describe('the Kubernetes manifests in deploy/k8s', () => {
-  it('are all listed in kustomization.yaml, and everything listed exists', () => {
-    const resources = at(readYaml('deploy/k8s/kustomization.yaml'), 'resources');
-    const files = manifestFiles().filter((f) => f !== 'kustomization.yaml');
-    expect(Array.isArray(resources) ? [...resources].sort() : resources).toEqual(files);
-  });
+/** True when every label of `selector` is on the pods of `d`. */
+function selects(selector: YamlMap, d: Manifest): boolean {
+  const labels = at(d.doc, 'spec.template.metadata.labels');
+  return isYamlMap(labels) && Object.entries(selector).every(([k, v]) => labels[k] === v);
+}
 
-  it('put every namespaced object in the namespace they create', () => {
-    const namespace = manifests.find((m) => m.kind === 'Namespace')?.name;
-    expect(namespace).toBe('sas');
-    const elsewhere = [...manifests, ...scaledObjects]
-      .filter((m) => m.kind !== 'Namespace' && m.kind !== 'Kustomization' && at(m.doc, 'metadata.namespace') !== namespace)
+describe('the Kubernetes manifests in deploy/k8s', () => {
+  it('put every namespaced object in the namespace they create, which enforces the restricted pod security profile', () => {
+    const namespace = manifests.find((m) => m.kind === 'Namespace');
+    expect(namespace?.name).toBe('sas');
+    expect(at(namespace?.doc, 'metadata.labels')).toEqual(expect.objectContaining({ 'pod-security.kubernetes.io/enforce': 'restricted' }));
+    const elsewhere = [...manifests, ...scaledObjects, ...exampleSecrets]
+      .filter((m) => m.kind !== 'Namespace' && at(m.doc, 'metadata.namespace') !== namespace?.name)
       .map((m) => `${m.file}: ${m.kind} ${m.name}`);
     expect(elsewhere).toEqual([]);
   });
 
-  it('keep shared settings in a ConfigMap of strings holding only CommonConfig variables', () => {
+  it('keep shared settings in a ConfigMap of strings holding only CommonConfig variables, none of them secret', () => {
     expect(isYamlMap(commonData)).toBe(true);
     const entries = Object.entries(isYamlMap(commonData) ? commonData : {});
     expect(entries.filter(([, v]) => typeof v !== 'string').map(([k]) => k)).toEqual([]);
     expect(entries.map(([k]) => k).filter((k) => !commonConfigKeys().has(k))).toEqual([]);
+    expect(entries.map(([k]) => k).filter((k) => SECRET_KEYS.includes(k))).toEqual([]);
     // Redis Cluster: a hash tag keeps every BullMQ key of the system in one slot.
     expect(at(commonData, 'QUEUE_PREFIX')).toMatch(/^\{[^{}]+\}/);
   });
@@ -88,6 +110,23 @@ describe('the Kubernetes manifests in deploy/k8s', () => {
     expect(problems).toEqual([]);
   });
 
+  it('start every service: its environment, with the example Secrets, passes the service’s own config schema', () => {
+    expect(Object.keys(CONFIG_SCHEMAS).sort()).toEqual(runnableServices());
+    const problems = deployments.flatMap((d) => {
+      const { container, service } = containerOf(d);
+      const { env, unresolved } = podEnvironment(container, [...manifests, ...exampleSecrets], `${d.name}-7d9f8b6c5-x2x4q`);
+      const schema = CONFIG_SCHEMAS[service];
+      if (!schema) return [`${d.name}: no config schema for services/${service}`];
+      try {
+        loadConfig(schema, env);
+        return unresolved.map((u) => `${d.name}: ${u} is not defined`);
+      } catch (error) {
+        return [`${d.name}: ${error instanceof Error ? error.message : String(error)}`];
+      }
+    });
+    expect(problems).toEqual([]);
+  });
+
   it('probe /healthz and /readyz on the port that serves them: PROBE_PORT, else the service’s own PORT', () => {
     for (const d of deployments) {
       const { container, service, env } = containerOf(d);
@@ -106,24 +145,114 @@ describe('the Kubernetes manifests in deploy/k8s', () => {
     }
   });
 
-  it('give pods longer to stop than the services’ shutdown timeout, resource requests and limits, and no root', () => {
+  it('give pods longer to stop than the services’ own shutdown deadline (10 s in installShutdown)', () => {
+    expect(shutdownTimeoutMs()).toBe(10_000);
     for (const d of deployments) {
-      const { container } = containerOf(d);
       const grace = Number(at(d.doc, 'spec.template.spec.terminationGracePeriodSeconds'));
       expect({ name: d.name, outlastsShutdown: grace * 1000 > shutdownTimeoutMs() }).toEqual({ name: d.name, outlastsShutdown: true });
-      for (const path of ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory']) {
-        expect({ name: d.name, path, set: typeof at(container, `resources.${path}`) === 'string' }).toEqual({ name: d.name, path, set: true });
+    }
+  });
+
+  it('request and limit CPU and memory, requests no higher than limits', () => {
+    for (const d of deployments) {
+      const { container } = containerOf(d);
+      for (const resource of ['cpu', 'memory']) {
+        const request = at(container, `resources.requests.${resource}`);
+        const limit = at(container, `resources.limits.${resource}`);
+        expect({ name: d.name, resource, set: typeof request === 'string' && typeof limit === 'string' }).toEqual({ name: d.name, resource, set: true });
+        expect({ name: d.name, resource, requestWithinLimit: quantity(request) <= quantity(limit) }).toEqual({ name: d.name, resource, requestWithinLimit: true });
       }
-      expect({ name: d.name, nonRoot: at(d.doc, 'spec.template.spec.securityContext.runAsNonRoot') }).toEqual({ name: d.name, nonRoot: true });
+    }
+  });
+
+  it('meet the restricted pod security profile, as the image’s own numeric non-root user', () => {
+    const dockerfile = readDockerfile(readText('deploy/Dockerfile'));
+    const user = dockerfile.stages[dockerfile.stages.length - 1]?.instructions.filter((i) => i.keyword === 'USER').pop()?.args ?? '';
+    const [uid, gid] = user.split(':').map(Number);
+    expect({ user, numericNonRoot: Number.isInteger(uid) && (uid ?? 0) > 0 && Number.isInteger(gid) }).toEqual({ user, numericNonRoot: true });
+    const allowedVolumes = ['emptyDir', 'configMap', 'secret', 'projected', 'downwardAPI'];
+    for (const d of deployments) {
+      const pod = at(d.doc, 'spec.template.spec');
+      const { container } = containerOf(d);
+      expect({
+        name: d.name,
+        pod: at(pod, 'securityContext'),
+        container: at(container, 'securityContext'),
+        automountServiceAccountToken: at(pod, 'automountServiceAccountToken'),
+        hostAccess: ['hostNetwork', 'hostPID', 'hostIPC'].filter((k) => at(pod, k) === true),
+        volumeKinds: mapsAt(pod, 'volumes').flatMap((v) => Object.keys(v).filter((k) => k !== 'name' && !allowedVolumes.includes(k))),
+      }).toEqual({
+        name: d.name,
+        pod: { runAsNonRoot: true, runAsUser: uid, runAsGroup: gid, seccompProfile: { type: 'RuntimeDefault' } },
+        container: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+        automountServiceAccountToken: false,
+        hostAccess: [],
+        volumeKinds: [],
+      });
+    }
+  });
+
+  it('give the read-only root filesystem one writable path, /tmp, from a size-limited emptyDir', () => {
+    for (const d of deployments) {
+      const { container } = containerOf(d);
+      const mounts = mapsAt(container, 'volumeMounts');
+      const tmp = mounts.find((m) => m['mountPath'] === '/tmp');
+      const volume = mapsAt(d.doc, 'spec.template.spec.volumes').find((v) => v['name'] === tmp?.['name']);
+      expect({ name: d.name, mounts: mounts.map((m) => m['mountPath']), emptyDir: isYamlMap(volume?.['emptyDir']) }).toEqual({ name: d.name, mounts: ['/tmp'], emptyDir: true });
+      expect(quantity(at(volume, 'emptyDir.sizeLimit'))).toBeGreaterThan(0);
+    }
+  });
+
+  it('keep every replicated Deployment, schedulers and supervisors first, available through a drain, one pod at a time', () => {
+    const budgets = manifests.filter((m) => m.kind === 'PodDisruptionBudget');
+    const replicated = deployments.filter((d) => Number(at(d.doc, 'spec.replicas')) >= 2);
+    expect(replicated.map((d) => containerOf(d).service)).toEqual(expect.arrayContaining(['scheduler', 'supervisor']));
+    for (const d of deployments) {
+      const covering = budgets.filter((b) => isYamlMap(at(b.doc, 'spec.selector.matchLabels')) && selects(at(b.doc, 'spec.selector.matchLabels') as YamlMap, d));
+      const wanted = replicated.includes(d) ? 1 : 0;
+      expect({ deployment: d.name, budgets: covering.length }).toEqual({ deployment: d.name, budgets: wanted });
+      // A budget that allows no eviction would block every node drain; one that allows more loses the standby.
+      for (const b of covering) expect({ budget: b.name, maxUnavailable: at(b.doc, 'spec.maxUnavailable'), minAvailable: at(b.doc, 'spec.minAvailable') }).toEqual({ budget: b.name, maxUnavailable: 1, minAvailable: undefined });
+    }
+    for (const b of budgets) {
+      const selector = at(b.doc, 'spec.selector.matchLabels');
+      expect({ budget: b.name, selects: deployments.filter((d) => isYamlMap(selector) && selects(selector, d)).length }).toEqual({ budget: b.name, selects: 1 });
+    }
+  });
+
+  it('take credentials from Secrets that kustomize never applies, and the example Secrets hold only placeholders', () => {
+    expect(manifests.filter((m) => m.kind === 'Secret').map((m) => m.name)).toEqual([]);
+    const referenced = new Map<string, Set<string>>();
+    const note = (secret: string, key: string): void => void referenced.set(secret, new Set([...(referenced.get(secret) ?? []), key]));
+    for (const d of deployments) {
+      const { container, service } = containerOf(d);
+      const refs = mapsAt(container, 'envFrom').filter((s) => at(s, 'secretRef') !== undefined);
+      const keyRefs = mapsAt(container, 'env').filter((e) => at(e, 'valueFrom.secretKeyRef') !== undefined);
+      for (const key of SECRET_KEYS.filter((k) => declaredEnv(service).has(k) && (k !== 'DASHBOARD_TOKENS' || service === 'dashboard'))) {
+        const keyRef = keyRefs.find((e) => e['name'] === key);
+        const where = keyRef ? { secret: at(keyRef, 'valueFrom.secretKeyRef.name'), optional: at(keyRef, 'valueFrom.secretKeyRef.optional') } : { secret: at(refs[0], 'secretRef.name'), optional: at(refs[0], 'secretRef.optional') };
+        expect({ deployment: d.name, key, ...where }).toEqual({ deployment: d.name, key, secret: expect.any(String), optional: undefined });
+        note(String(where.secret), key);
+      }
+      // The operators' tokens reach the dashboard only.
+      if (service !== 'dashboard') expect({ deployment: d.name, readsTokens: keyRefs.some((e) => at(e, 'valueFrom.secretKeyRef.name') === 'sas-dashboard') }).toEqual({ deployment: d.name, readsTokens: false });
+      const literal = mapsAt(container, 'env').filter((e) => 'value' in e && SECRET_KEYS.includes(String(e['name'])));
+      expect({ deployment: d.name, literalSecrets: literal.map((e) => e['name']) }).toEqual({ deployment: d.name, literalSecrets: [] });
+    }
+    const examples = new Map(exampleSecrets.map((s) => [s.name, at(s.doc, 'stringData')]));
+    expect([...examples.keys()].sort()).toEqual([...referenced.keys()].sort());
+    for (const [name, keys] of referenced) {
+      const data = examples.get(name);
+      expect({ secret: name, keys: isYamlMap(data) ? Object.keys(data).sort() : [] }).toEqual({ secret: name, keys: [...keys].sort() });
+      for (const [key, value] of Object.entries(isYamlMap(data) ? data : {})) expect({ secret: name, key, value }).toEqual({ secret: name, key, value: expect.stringContaining('CHANGE-ME') });
     }
   });
 
   it('select their own pods', () => {
     for (const d of deployments) {
       const selector = at(d.doc, 'spec.selector.matchLabels');
-      const labels = at(d.doc, 'spec.template.metadata.labels');
       expect(isYamlMap(selector) && Object.keys(selector).length > 0).toBe(true);
-      expect(labels).toEqual(expect.objectContaining(isYamlMap(selector) ? selector : {}));
+      expect(isYamlMap(selector) && selects(selector, d)).toBe(true);
     }
   });
 
@@ -151,26 +280,58 @@ describe('the Kubernetes manifests in deploy/k8s', () => {
   });
 });
 
-describe('the KEDA example in deploy/k8s/keda', () => {
-  it('scales an agent Deployment on its BullMQ wait list in the Redis the ConfigMap names', () => {
-    const objects = scaledObjects.filter((m) => m.kind === 'ScaledObject');
-    expect(objects.map((o) => o.name)).toContain('agent-payment');
-    const redis = new URL(String(at(commonData, 'REDIS_URL')));
-    for (const o of objects) {
+describe('the KEDA ScaledObjects in deploy/k8s/keda', () => {
+  const dashboard = deployments.find((d) => containerOf(d).service === 'dashboard');
+
+  it('scale every agent, and only agents, each from its own ScaledObject', () => {
+    const targets = scaledObjects.filter((o) => o.kind === 'ScaledObject').map((o) => at(o.doc, 'spec.scaleTargetRef.name'));
+    expect([...targets].sort()).toEqual(remoteServiceNames().map((a) => agentDeployment(a)?.name).sort());
+  });
+
+  it('read the backlog, waiting + prioritized + delayed requests on the agent’s queue, through Prometheus', () => {
+    expect(readText('services/dashboard/src/dashboard-metrics.ts')).toContain("name: 'sas_queue_jobs'");
+    for (const o of scaledObjects) {
       const target = deployments.find((d) => d.name === at(o.doc, 'spec.scaleTargetRef.name'));
-      expect(target && containerOf(target).service).toBe('agent');
       const agent = String(target && containerOf(target).env.values.get('AGENT'));
-      const trigger = mapsAt(o.doc, 'spec.triggers')[0];
-      expect({
-        type: trigger?.['type'],
-        address: at(trigger, 'metadata.address'),
-        listName: at(trigger, 'metadata.listName'),
-      }).toEqual({
-        type: 'redis',
-        address: `${redis.hostname}:${redis.port || '6379'}`,
-        listName: `${String(at(commonData, 'QUEUE_PREFIX'))}:${QueueNames.agentRequests(agent)}:wait`,
+      const triggers = mapsAt(o.doc, 'spec.triggers');
+      expect({ object: o.name, types: triggers.map((t) => t['type']) }).toEqual({ object: o.name, types: ['prometheus'] });
+      const query = parseQueueDepthQuery(String(at(triggers[0], 'metadata.query')));
+      const queueMatchers = query.matchers.filter((m) => m.label === 'queue');
+      const states = DEPTH_STATES.filter((s) => query.matchers.filter((m) => m.label === 'state').every((m) => labelMatches(m, s)));
+      expect({ object: o.name, metric: query.metric, inner: query.inner, by: query.by, labels: [...new Set(query.matchers.map((m) => m.label))].sort(), queue: queueMatchers.map((m) => `${m.op}${m.value}`), states }).toEqual({
+        object: o.name,
+        metric: 'sas_queue_jobs',
+        // Every dashboard replica exports the same count: max over them, then sum over the states.
+        inner: 'max',
+        by: ['state'],
+        labels: ['queue', 'state'],
+        queue: [`=${QueueNames.agentRequests(agent)}`],
+        states: ['waiting', 'prioritized', 'delayed'],
       });
-      expect(String(at(trigger, 'metadata.listLength'))).toMatch(/^[1-9]\d*$/);
+      expect(new URL(String(at(triggers[0], 'metadata.serverAddress'))).protocol).toMatch(/^https?:$/);
+      expect(String(at(triggers[0], 'metadata.threshold'))).toMatch(/^[1-9]\d*$/);
+      // An empty answer (no dashboard, no scrape) is an error that triggers the fallback, not a backlog of 0.
+      expect(at(triggers[0], 'metadata.ignoreNullValues')).toBe('false');
+    }
+  });
+
+  it('find the series they read: the dashboard exports every agent’s queue and Prometheus is told to scrape it', () => {
+    const env = dashboard ? containerOf(dashboard).env.values : new Map();
+    const agents = String(env.get('AGENTS')).split(',').map((a) => a.trim());
+    expect([...agents].sort()).toEqual([...remoteServiceNames()].sort());
+    expect(at(dashboard?.doc, 'spec.template.metadata.annotations')).toEqual({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': String(env.get('PORT')),
+      'prometheus.io/path': '/metrics',
+    });
+  });
+
+  it('keep two replicas for a node loss, and a fallback between the bounds when the metric cannot be read', () => {
+    for (const o of scaledObjects) {
+      const min = Number(at(o.doc, 'spec.minReplicaCount'));
+      const max = Number(at(o.doc, 'spec.maxReplicaCount'));
+      const fallback = Number(at(o.doc, 'spec.fallback.replicas'));
+      expect({ object: o.name, min, sane: min >= 2 && max >= min && fallback >= min && fallback <= max }).toEqual({ object: o.name, min: 2, sane: true });
     }
   });
 });

@@ -80,3 +80,63 @@ export function probePort(container: YamlMap, probe: string): number | undefined
   const named = mapsAt(container, 'ports').find((p) => p['name'] === port);
   return typeof named?.['containerPort'] === 'number' ? named['containerPort'] : undefined;
 }
+
+/** The environment a container starts with, as the kubelet builds it, or what it could not resolve. */
+export interface PodEnvironment {
+  env: Record<string, string>;
+  /** References to ConfigMaps, Secrets, keys or fields that the given manifests do not hold. */
+  unresolved: string[];
+}
+
+/**
+ * The environment `container` gets in a pod named `podName`: `envFrom` sources in order, then
+ * `env` entries (which win), with ConfigMaps and Secrets looked up in `manifests` (a Secret's
+ * `stringData` or base64 `data`) and `fieldRef: metadata.name` as the pod name. A reference
+ * marked optional that does not resolve is skipped, as Kubernetes does.
+ */
+export function podEnvironment(container: YamlMap, manifests: readonly Manifest[], podName: string): PodEnvironment {
+  const env: Record<string, string> = {};
+  const unresolved: string[] = [];
+  const dataOf = (kind: 'ConfigMap' | 'Secret', name: YamlValue | undefined): Record<string, string> | undefined => {
+    const found = manifests.find((m) => m.kind === kind && m.name === name);
+    if (!found) return undefined;
+    const plain = at(found.doc, kind === 'ConfigMap' ? 'data' : 'stringData');
+    const encoded = kind === 'Secret' ? at(found.doc, 'data') : undefined;
+    return {
+      ...(isYamlMap(encoded) ? Object.fromEntries(Object.entries(encoded).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString('utf8')])) : {}),
+      ...(isYamlMap(plain) ? Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, String(v)])) : {}),
+    };
+  };
+  for (const source of mapsAt(container, 'envFrom')) {
+    const kind = at(source, 'configMapRef') !== undefined ? 'ConfigMap' : 'Secret';
+    const ref = at(source, kind === 'ConfigMap' ? 'configMapRef' : 'secretRef');
+    const data = dataOf(kind, at(ref, 'name'));
+    if (data) Object.assign(env, data);
+    else if (at(ref, 'optional') !== true) unresolved.push(`${kind} ${String(at(ref, 'name'))}`);
+  }
+  for (const entry of mapsAt(container, 'env')) {
+    const name = String(entry['name']);
+    if ('value' in entry) {
+      env[name] = String(entry['value']);
+      continue;
+    }
+    const field = at(entry, 'valueFrom.fieldRef.fieldPath');
+    const keyRef = at(entry, 'valueFrom.secretKeyRef') ?? at(entry, 'valueFrom.configMapKeyRef');
+    const kind = at(entry, 'valueFrom.secretKeyRef') !== undefined ? 'Secret' : 'ConfigMap';
+    if (field === 'metadata.name') env[name] = podName;
+    else if (keyRef !== undefined) {
+      const value = dataOf(kind, at(keyRef, 'name'))?.[String(at(keyRef, 'key'))];
+      if (value !== undefined) env[name] = value;
+      else if (at(keyRef, 'optional') !== true) unresolved.push(`${name}: key ${String(at(keyRef, 'key'))} of ${kind} ${String(at(keyRef, 'name'))}`);
+    } else unresolved.push(`${name}: ${JSON.stringify(entry['valueFrom'])}`);
+  }
+  return { env, unresolved };
+}
+
+/** A Kubernetes quantity (`100m`, `384Mi`, `1`, `1.5G`) as a number of base units. */
+export function quantity(value: YamlValue | undefined): number {
+  const match = /^(\d+(?:\.\d+)?)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/.exec(String(value));
+  if (!match) throw new Error(`'${String(value)}' is not a quantity this check reads (e.g. 100m, 384Mi, 1)`);
+  const scale: Record<string, number> = { m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
+  return Number(match[1]) * (match[2] ? (scale[match[2]] ?? 1) : 1);
+}

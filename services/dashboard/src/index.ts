@@ -22,6 +22,7 @@ export * from './mongo-alert-store';
 export * from './alert-inbox';
 export * from './alert-consumer-spec';
 export * from './queue-inspector';
+export * from './dashboard-metrics';
 export * from './summary';
 export * from './command-sender';
 export * from './scheduler-command-sender';
