@@ -180,6 +180,12 @@ export const PAGE_SCRIPT = String.raw`
     void loadProcesses(false);
   }
 
+  // A form would need form-action in the page's CSP; the answer is the sign-in page, shown by reloading.
+  async function signOut() {
+    await api('POST', '/logout');
+    location.assign('/');
+  }
+
   async function refresh() {
     await Promise.all([loadSummary(), loadAlerts(), pagedMore ? null : loadProcesses(false), loadProcess()]);
   }
@@ -189,6 +195,7 @@ export const PAGE_SCRIPT = String.raw`
   $('f-state').addEventListener('change', () => void loadProcesses(false));
   $('b-resubmit').addEventListener('click', () => void command('resubmit'));
   $('b-cancel').addEventListener('click', () => void command('cancel'));
+  if ($('sign-out')) $('sign-out').addEventListener('click', () => void signOut());
   window.addEventListener('hashchange', select);
   setInterval(() => { if ($('auto').checked && !document.hidden) void refresh(); }, 3000);
   select();
