@@ -186,7 +186,7 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
   });
 
   /** Signs in through /login and returns the `cookie` header a browser would send. */
-  const login = async (token: string): Promise<Record<string, string>> => {
+  const login = async (token: string): Promise<{ cookie: string }> => {
     const res = await call('GET', `/login?token=${token}`);
     expect(res.status).toBe(303);
     return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]! };
