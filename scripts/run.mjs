@@ -42,10 +42,16 @@ function setup() {
 // The browser test (test/e2e/dashboard-browser.test.ts) drives Debian's chromium through
 // playwright-core; no browser is downloaded. On a fresh Debian machine the package is installed
 // here, before jest, so `npm test` needs no manual step.
-const CHROMIUM = '/usr/bin/chromium';
+// SAS_CHROMIUM points the test at another chromium binary; that one is never installed here.
+const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = process.env.SAS_CHROMIUM || DEBIAN_CHROMIUM;
 
 function ensureChromium() {
   if (existsSync(CHROMIUM)) return;
+  if (CHROMIUM !== DEBIAN_CHROMIUM) {
+    console.error(`SAS_CHROMIUM=${CHROMIUM} does not exist. Point it at a chromium binary, or unset it to use Debian's ${DEBIAN_CHROMIUM}.`);
+    process.exit(1);
+  }
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot || !which('apt-get')) {
     console.error(
