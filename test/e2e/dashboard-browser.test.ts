@@ -120,4 +120,13 @@ describe('the dashboard page in a real browser (Debian chromium, real processes)
     expect(api).toBe(401);
     await browser.screenshot('3-signed-out');
   });
+
+  it('shows the sign-in page at the next refresh when the session ends behind the page', async () => {
+    await page.goto(`${url}/login?token=${token}`);
+    await page.locator('#sign-out').waitFor();
+    await browser.clearCookies();
+    // The page refreshes every 3 s; its next API call answers 401 and it turns to the sign-in page.
+    await page.locator('h1', { hasText: /^Sign in$/ }).waitFor({ timeout: WAIT_MS });
+    expect(await text(page.locator('body'))).toContain('This dashboard needs a token.');
+  });
 });

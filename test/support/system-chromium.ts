@@ -83,6 +83,11 @@ export class SystemChromium {
     return (await this.context.cookies()).some((c) => c.name === name);
   }
 
+  /** Drops every cookie, as when a session ends behind the page's back. */
+  clearCookies(): Promise<void> {
+    return this.context.clearCookies();
+  }
+
   /** Closes the browser and removes its profile; idempotent. */
   close(): Promise<void> {
     this.closing ??= this.context

@@ -47,6 +47,8 @@ export const PAGE_SCRIPT = String.raw`
         headers: body ? { 'content-type': 'application/json' } : {},
         body: body ? JSON.stringify(body) : undefined,
       });
+      // The session ended (expired, signed out in another tab, token removed): show the sign-in page.
+      if (res.status === 401 && path !== '/logout') location.assign('/');
       const data = await res.json().catch(() => ({ error: 'HTTP ' + res.status + ' without a JSON body' }));
       return { ok: res.ok, data };
     } catch (e) {
