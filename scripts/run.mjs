@@ -39,6 +39,36 @@ function setup() {
   step('build (tsc -b)', join(root, 'node_modules/.bin/tsc'), ['-b']);
 }
 
+// The browser test (test/e2e/dashboard-browser.test.ts) drives Debian's chromium through
+// playwright-core; no browser is downloaded. On a fresh Debian machine the package is installed
+// here, before jest, so `npm test` needs no manual step.
+// SAS_CHROMIUM points the test at another chromium binary; that one is never installed here.
+const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = process.env.SAS_CHROMIUM || DEBIAN_CHROMIUM;
+
+function ensureChromium() {
+  if (existsSync(CHROMIUM)) return;
+  if (CHROMIUM !== DEBIAN_CHROMIUM) {
+    console.error(`SAS_CHROMIUM=${CHROMIUM} does not exist. Point it at a chromium binary, or unset it to use Debian's ${DEBIAN_CHROMIUM}.`);
+    process.exit(1);
+  }
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !which('apt-get')) {
+    console.error(
+      `${CHROMIUM} is missing: the dashboard's browser test needs Debian's chromium.\n` +
+        `Install it (as root: apt-get update && apt-get install -y chromium) and run the command again.`,
+    );
+    process.exit(1);
+  }
+  console.log(`\n${CHROMIUM} is missing: installing Debian's chromium for the dashboard's browser test.`);
+  step('apt-get update', 'apt-get', ['update']);
+  step('apt-get install -y chromium', 'apt-get', ['install', '-y', 'chromium'], { env: { DEBIAN_FRONTEND: 'noninteractive' } });
+  if (!existsSync(CHROMIUM)) {
+    console.error(`apt-get installed chromium but ${CHROMIUM} is still missing. Install it by hand and run again.`);
+    process.exit(1);
+  }
+}
+
 function which(bin) {
   return spawnSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' }).status === 0;
 }
@@ -60,6 +90,7 @@ switch (command) {
     setup();
     step('typecheck tests (tsc -p tsconfig.lint.json)', join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.lint.json']);
     step('lint (eslint)', join(root, 'node_modules/.bin/eslint'), ['.']);
+    ensureChromium();
     const dir = join(tmpdir(), `sas-jest-${process.pid}`);
     mkdirSync(dir, { recursive: true });
     const report = join(dir, 'report.json');
@@ -78,11 +109,15 @@ switch (command) {
     rmSync(dir, { recursive: true, force: true });
     process.exit(code);
   }
+  case 'browser':
+    ensureChromium();
+    console.log(`chromium: ${CHROMIUM}`);
+    break;
   case 'bench':
     setup();
     process.exit(run(process.execPath, [join(root, 'bench/run-benchmarks.js'), ...rest]));
     break;
   default:
-    console.error(`usage: node scripts/run.mjs setup|demo|test|bench [args]`);
+    console.error(`usage: node scripts/run.mjs setup|demo|test|bench|browser [args]`);
     process.exit(2);
 }

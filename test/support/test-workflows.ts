@@ -24,11 +24,24 @@ export const fastManual: WorkflowDefinition = {
   onThreshold: { policy: 'error' },
 };
 
+/**
+ * `hold-fulfilment`: a step whose remote hangs is recovered and re-sent every couple of seconds
+ * and never reaches its threshold, so the process stays unfinished until an operator acts (the
+ * browser test cancels it). The short complete-by keeps the undo after a cancel quick.
+ */
+export const holdFulfilment: WorkflowDefinition = {
+  ...orderFulfilmentV1,
+  name: 'hold-fulfilment',
+  steps: steps.map((s) => ({ ...s, completeByMs: 2000 })),
+  failureThreshold: 1_000_000,
+  onThreshold: { policy: 'error' },
+};
+
 /** Writes the test workflows to a file for WORKFLOWS_FILE and returns its path. */
 export function writeTestWorkflows(): string {
   const dir = mkdtempSync(join(tmpdir(), 'sas-workflows-'));
   const file = join(dir, 'workflows.json');
-  writeFileSync(file, JSON.stringify([fastFulfilment, fastManual], null, 2));
+  writeFileSync(file, JSON.stringify([fastFulfilment, fastManual, holdFulfilment], null, 2));
   return file;
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CommonConfig } from '@sas/runtime';
 import { DashboardTokenEntry } from './dashboard-credentials';
+import { DEFAULT_SESSION_TTL_MS } from './login-cookie';
 
 /** An agent name becomes part of a queue name (`agent.<name>.requests`), so it has the same alphabet. */
 const AgentName = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'each agent name must be letters, digits, _ or - (a comma list: inventory,payment)');
@@ -44,6 +45,16 @@ export const DashboardConfig = z
     .default('')
     .transform((list) => list.split(',').map((t) => t.trim()).filter((t) => t.length > 0))
     .pipe(z.array(DashboardTokenEntry)),
+  /**
+   * How long a browser stays signed in after `/login`: the login cookie's `Max-Age`, and the
+   * server refuses the cookie after it (the times are in the cookie, under its MAC). Lowering it
+   * also cuts sessions already issued. At least one second; 12 hours.
+   */
+  DASHBOARD_SESSION_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000, 'DASHBOARD_SESSION_TTL_MS must be at least 1000 (one second); the default is 43200000 (12 h)')
+    .default(DEFAULT_SESSION_TTL_MS),
   /** `off` runs without any login (anyone reaching the port may cancel orders); only said explicitly. */
   DASHBOARD_AUTH: z.enum(['on', 'off'], { message: "DASHBOARD_AUTH must be 'on' or 'off'" }).default('on'),
 })

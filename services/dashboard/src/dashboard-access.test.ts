@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Bus } from '@sas/bus';
 import { systemClock } from '@sas/runtime';
 import { startRedis, type RedisServer } from '@sas/stack';
-import { uniqueName } from '@sas/testkit';
+import { ManualClock, uniqueName } from '@sas/testkit';
 import { pino } from 'pino';
 import { type DashboardAuth } from './dashboard-access';
 import { createDashboardApp } from './dashboard-app';
@@ -17,6 +17,7 @@ import { processDoc } from './test-support/process-doc';
 const OPERATOR = 'operator-token-0123456789';
 const VIEWER = 'viewer-token-0123456789ab';
 const AGENTS = ['inventory'];
+const SESSION_TTL_MS = 60 * 60 * 1000;
 
 describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
   let redis: RedisServer;
@@ -24,6 +25,7 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
   let server: Server | undefined;
   let base: string;
   let commands: FakeCommandSender;
+  let clock: ManualClock;
 
   const call = async (
     method: string,
@@ -79,14 +81,18 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     await bus?.close();
     await redis?.stop();
   });
-  beforeEach(() =>
-    serve(
-      new DashboardCredentials([
-        { role: 'operator', token: OPERATOR },
-        { role: 'viewer', name: 'val', token: VIEWER },
-      ]),
-    ),
-  );
+  beforeEach(() => {
+    clock = new ManualClock(Date.UTC(2030, 0, 1, 9));
+    return serve(
+      new DashboardCredentials(
+        [
+          { role: 'operator', token: OPERATOR },
+          { role: 'viewer', name: 'val', token: VIEWER },
+        ],
+        { sessionTtlMs: SESSION_TTL_MS, clock },
+      ),
+    );
+  });
   afterEach(async () => {
     await new Promise((resolve) => server?.close(resolve));
     await Promise.all(systemQueueNames(AGENTS).map((n) => bus.queue(n).obliterate({ force: true })));
@@ -166,7 +172,7 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     expect(login.status).toBe(303);
     expect(login.headers.get('location')).toBe('/');
     const setCookie = login.headers.get('set-cookie') ?? '';
-    expect(setCookie).toMatch(/^sas_dashboard=[\w-]+; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(setCookie).toMatch(/^sas_dashboard=v2\.\d+\.\d+\.[\w-]{43}; Max-Age=3600; Path=\/; HttpOnly; SameSite=Strict$/);
     expect(setCookie).not.toContain(OPERATOR);
     const cookie = { cookie: setCookie.split(';')[0]! };
     expect((await call('GET', '/', cookie)).status).toBe(200);
@@ -179,6 +185,66 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     expect((await call('GET', '/api/processes', { cookie: 'sas_dashboard=forged' })).status).toBe(401);
   });
 
+  /** Signs in through /login and returns the `cookie` header a browser would send. */
+  const login = async (token: string): Promise<{ cookie: string }> => {
+    const res = await call('GET', `/login?token=${token}`);
+    expect(res.status).toBe(303);
+    return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]! };
+  };
+
+  it('signs a browser out with POST /logout: the cookie is cleared with the same attributes and the sign-in page shown', async () => {
+    const cookie = await login(VIEWER);
+    const out = await call('POST', '/logout', cookie);
+    expect(out.status).toBe(200);
+    expect(out.headers.get('set-cookie')).toBe('sas_dashboard=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict');
+    expect(out.headers.get('cache-control')).toBe('no-store');
+    expect(out.text).toContain('<h1>Sign in</h1><p>You are signed out.</p>');
+    // Signing out needs no credential: a browser whose cookie already expired can still clear it.
+    expect((await call('POST', '/logout')).status).toBe(200);
+  });
+
+  it('refuses a sign-out posted by another site, leaving the cookie', async () => {
+    const cookie = await login(VIEWER);
+    const res = await call('POST', '/logout', { ...cookie, origin: 'https://elsewhere.example' });
+    expect(res.status).toBe(403);
+    expect(res.body['error']).toMatch(/^Cross-origin request refused \(Origin https:\/\/elsewhere\.example\)/);
+    expect(res.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('refuses a login cookie replayed after its expiry, saying it expired', async () => {
+    const cookie = await login(OPERATOR);
+    clock.t += SESSION_TTL_MS - 1;
+    expect((await call('GET', '/api/processes', cookie)).status).toBe(200);
+    clock.t += 1;
+    const api = await call('GET', '/api/processes', cookie);
+    expect(api.status).toBe(401);
+    expect(api.body['error']).toMatch(/^Sign-in expired: GET \/api\/processes needs Authorization: Bearer <token>/);
+    const page = await call('GET', '/', cookie);
+    expect(page.status).toBe(401);
+    expect(page.text).toContain('Your sign-in has expired; open your login link again.');
+    expect((await call('POST', '/api/processes/p1/cancel', cookie, '{}')).status).toBe(401);
+    expect(commands.sent).toEqual([]);
+  });
+
+  it('refuses a login cookie whose expiry was rewritten later', async () => {
+    const { cookie } = await login(OPERATOR);
+    const [name, value] = cookie.split('=') as [string, string];
+    const parts = value.split('.');
+    parts[2] = String(Number(parts[2]) + 100 * SESSION_TTL_MS);
+    const tampered = { cookie: `${name}=${parts.join('.')}` };
+    const res = await call('GET', '/api/processes', tampered);
+    expect(res.status).toBe(401);
+    expect(res.body['error']).toMatch(/^Not signed in: /);
+    clock.t += 2 * SESSION_TTL_MS;
+    expect((await call('GET', '/api/processes', tampered)).status).toBe(401);
+  });
+
+  it('shows who is signed in and a Sign out button on the page', async () => {
+    const page = await call('GET', '/', await login(VIEWER));
+    expect(page.text).toContain('<span class="muted" id="who">viewer:val</span>');
+    expect(page.text).toContain('<button type="button" id="sign-out">Sign out</button>');
+  });
+
   it('serves everything without a login only when DASHBOARD_AUTH=off, keeping the body’s operator name', async () => {
     await new Promise((resolve) => server?.close(resolve));
     await serve('off');
@@ -187,5 +253,7 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
       200,
     );
     expect(commands.sent.map((s) => s.by)).toEqual(['alice']);
+    const page = await call('GET', '/');
+    expect(page.text).not.toContain('id="sign-out"');
   });
 });

@@ -1,9 +1,8 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { sendError } from './api-errors';
-import { DashboardCredentials, type DashboardPrincipal } from './dashboard-credentials';
-
-/** Name of the login cookie `/login` sets. */
-export const LOGIN_COOKIE = 'sas_dashboard';
+import type { DashboardCredentials, DashboardPrincipal } from './dashboard-credentials';
+import { LOGIN_COOKIE } from './login-cookie';
+import { sameOriginGuard } from './same-origin-guard';
 
 /** The tokens to check, or `'off'` when `DASHBOARD_AUTH=off` lets anyone who reaches the port in. */
 export type DashboardAuth = DashboardCredentials | 'off';
@@ -23,17 +22,29 @@ function cookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-function authenticate(credentials: DashboardCredentials, req: Request): DashboardPrincipal | undefined {
+/** The caller, or why there is none: no credential, a wrong one, or a login cookie past its expiry. */
+function authenticate(
+  credentials: DashboardCredentials,
+  req: Request,
+): { principal: DashboardPrincipal; expired?: undefined } | { principal?: undefined; expired: boolean } {
   const header = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
-  if (header) return credentials.byToken(header[1]!);
+  if (header) {
+    const principal = credentials.byToken(header[1]!);
+    return principal ? { principal } : { expired: false };
+  }
   const value = cookie(req, LOGIN_COOKIE);
-  return value === undefined ? undefined : credentials.byCookie(value);
+  if (value === undefined) return { expired: false };
+  const check = credentials.byCookie(value);
+  return check.ok ? { principal: check.principal } : { expired: check.reason === 'expired' };
 }
 
-/** Short page for a browser that is not signed in (or used a wrong login link). */
-function signInPage(res: Response, why: string): void {
+/** Attributes shared by setting and clearing the cookie: a browser clears only the cookie with the same path. */
+const cookieAttributes = (req: Request): string => `Path=/; HttpOnly; SameSite=Strict${req.secure ? '; Secure' : ''}`;
+
+/** Short page for a browser that is not signed in (or used a wrong login link, or signed out). */
+function signInPage(res: Response, why: string, status = 401): void {
   res
-    .status(401)
+    .status(status)
     .set('www-authenticate', 'Bearer realm="sas dashboard"')
     .set('cache-control', 'no-store')
     .type('html')
@@ -45,8 +56,10 @@ function signInPage(res: Response, why: string): void {
 
 /**
  * `GET /login?token=…`: checks the token and, when it is one of `DASHBOARD_TOKENS`, sets the
- * HttpOnly, SameSite=Strict login cookie and redirects to `/`. With authentication off it only
- * redirects.
+ * HttpOnly, SameSite=Strict login cookie with `Max-Age` the session TTL and redirects to `/`.
+ * `POST /logout` clears the cookie and answers the sign-in page; it needs no credential (signing
+ * out is always allowed) but refuses another site's request, so a page elsewhere cannot sign an
+ * operator out. With authentication off `/login` only redirects and `/logout` only answers.
  */
 export function loginRoute(auth: DashboardAuth): Router {
   const router = Router();
@@ -54,13 +67,18 @@ export function loginRoute(auth: DashboardAuth): Router {
     res.set('referrer-policy', 'no-referrer').set('cache-control', 'no-store');
     if (auth === 'off') return res.redirect(303, '/');
     const token = typeof req.query['token'] === 'string' ? req.query['token'] : '';
-    if (!auth.byToken(token)) return signInPage(res, 'That login link holds no valid token.');
-    const secure = req.secure ? '; Secure' : '';
-    res.set(
-      'set-cookie',
-      `${LOGIN_COOKIE}=${DashboardCredentials.cookieValue(token)}; Path=/; HttpOnly; SameSite=Strict${secure}`,
-    );
+    const signIn = auth.signIn(token);
+    if (!signIn) return signInPage(res, 'That login link holds no valid token.');
+    res.set('set-cookie', `${LOGIN_COOKIE}=${signIn.cookie}; Max-Age=${signIn.maxAgeSeconds}; ${cookieAttributes(req)}`);
     res.redirect(303, '/');
+  });
+  router.post('/logout', sameOriginGuard, (req, res) => {
+    res.set('cache-control', 'no-store');
+    if (auth === 'off') return res.redirect(303, '/');
+    // The cookie stays valid until its expiry if a copy was kept elsewhere: clearing it here is
+    // what signing out can do without server-side sessions (removing the token revokes every copy).
+    res.set('set-cookie', `${LOGIN_COOKIE}=; Max-Age=0; ${cookieAttributes(req)}`);
+    signInPage(res, 'You are signed out.', 200);
   });
   return router;
 }
@@ -73,18 +91,19 @@ export function loginRoute(auth: DashboardAuth): Router {
 export function requireAccess(auth: DashboardAuth): RequestHandler {
   return (req, res, next) => {
     if (auth === 'off') return next();
-    const principal = authenticate(auth, req);
+    const { principal, expired } = authenticate(auth, req);
     if (!principal) {
       const path = req.originalUrl;
       if (path.startsWith('/api') || path.startsWith('/queues/api')) {
         res.set('www-authenticate', 'Bearer realm="sas dashboard"');
+        const why = expired ? 'Sign-in expired' : 'Not signed in';
         return sendError(
           res,
           401,
-          `Not signed in: ${req.method} ${path.split('?')[0]} needs Authorization: Bearer <token> with a token from DASHBOARD_TOKENS (or the cookie set by /login?token=<token>)`,
+          `${why}: ${req.method} ${path.split('?')[0]} needs Authorization: Bearer <token> with a token from DASHBOARD_TOKENS (or the cookie set by /login?token=<token>)`,
         );
       }
-      return signInPage(res, 'This dashboard needs a token.');
+      return signInPage(res, expired ? 'Your sign-in has expired; open your login link again.' : 'This dashboard needs a token.');
     }
     if (principal.role !== 'operator' && !READ_METHODS.has(req.method)) {
       return sendError(

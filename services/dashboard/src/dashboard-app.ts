@@ -90,12 +90,13 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
   app.use('/api', overviewRoutes({ readModel: deps.readModel, inspector, alerts: deps.alerts, now: deps.now ?? (() => new Date()) }));
   app.use('/api', apiNotFound);
   app.get('/', (_req, res) => {
+    const principal = principalOf(res);
     const nonce = randomBytes(16).toString('base64');
     res
       .set('content-security-policy', pageSecurityPolicy(nonce))
       .set('cache-control', 'no-store')
       .type('html')
-      .send(renderDashboardPage({ nonce, instanceId: deps.instanceId, queuePrefix: deps.queuePrefix }));
+      .send(renderDashboardPage({ nonce, instanceId: deps.instanceId, queuePrefix: deps.queuePrefix, ...(principal ? { signedInAs: principal.id } : {}) }));
   });
   app.use(apiErrorHandler(deps.logger));
   return app;

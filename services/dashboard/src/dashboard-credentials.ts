@@ -1,5 +1,7 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { systemClock, type Clock } from '@sas/runtime';
 import { z } from 'zod';
+import { DEFAULT_SESSION_TTL_MS, LoginCookie } from './login-cookie';
 
 /** `viewer` reads (GET, the page, bull-board read-only); `operator` also resubmits, cancels and retries. */
 export const DashboardRole = z.enum(['viewer', 'operator']);
@@ -51,53 +53,104 @@ export interface DashboardPrincipal {
 
 interface Known {
   principal: DashboardPrincipal;
-  bearerDigest: Buffer;
-  cookieDigest: Buffer;
+  /** SHA-256 of the token: compared with a bearer token's digest, and the login cookie's MAC key. */
+  digest: Buffer;
+}
+
+/** What a login cookie proved: who sent it, or why it is refused. */
+export type CookieCheck =
+  | { ok: true; principal: DashboardPrincipal }
+  | { ok: false; reason: 'expired' | 'invalid' };
+
+/** A successful sign-in: who, and the cookie value to set with its lifetime. */
+export interface SignIn {
+  principal: DashboardPrincipal;
+  cookie: string;
+  /** The cookie's `Max-Age`: the session's lifetime, in whole seconds. */
+  maxAgeSeconds: number;
+}
+
+/** Options of {@link DashboardCredentials}. */
+export interface DashboardCredentialsOptions {
+  /** How long a login cookie is accepted after `/login` issued it. @default 12 hours */
+  sessionTtlMs?: number;
+  /** Time source for issuing and checking cookies. @default the wall clock */
+  clock?: Clock;
 }
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 /**
  * The configured tokens, kept only as SHA-256 digests, and the check of a presented bearer token
- * or login cookie against them. Digests have one length, so `timingSafeEqual` compares them in
- * constant time whatever the client sent.
+ * or login cookie against them. Digests and MACs have one length, so `timingSafeEqual` compares
+ * them in constant time whatever the client sent.
  *
- * The login cookie holds `HMAC-SHA256(key = token, "sas-dashboard-login-v1")`, not the token: it
- * survives a dashboard restart, stops working when the token is removed from `DASHBOARD_TOKENS`,
- * and a leaked cookie does not reveal the bearer token.
+ * The login cookie (see {@link LoginCookie}) carries its issue and expiry times under an HMAC keyed
+ * by the token's digest: it survives a dashboard restart, stops working when the token is removed
+ * from `DASHBOARD_TOKENS` or when it expires (checked here, not left to the browser), a client
+ * cannot extend it, and a leaked cookie does not reveal the bearer token.
  */
 export class DashboardCredentials {
   private readonly known: Known[];
+  readonly sessionTtlMs: number;
+  private readonly clock: Clock;
 
-  constructor(entries: readonly DashboardTokenEntry[]) {
+  constructor(entries: readonly DashboardTokenEntry[], options: DashboardCredentialsOptions = {}) {
     if (entries.length === 0)
       throw new Error('DashboardCredentials needs at least one token; set DASHBOARD_TOKENS=operator:<token>');
+    this.sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
+    if (!Number.isInteger(this.sessionTtlMs) || this.sessionTtlMs < 1000)
+      throw new Error(`sessionTtlMs must be a whole number of at least 1000 ms (got ${this.sessionTtlMs})`);
+    this.clock = options.clock ?? systemClock;
     this.known = entries.map((e) => ({
       principal: { role: e.role, id: `${e.role}:${e.name ?? sha256(e.token).toString('hex').slice(0, 6)}` },
-      bearerDigest: sha256(e.token),
-      cookieDigest: sha256(DashboardCredentials.cookieValue(e.token)),
+      digest: sha256(e.token),
     }));
-  }
-
-  /** The login cookie's value for a token. */
-  static cookieValue(token: string): string {
-    return createHmac('sha256', token).update('sas-dashboard-login-v1').digest('base64url');
   }
 
   /** The principal whose token this is, if any. */
   byToken(token: string): DashboardPrincipal | undefined {
-    return this.match(sha256(token), 'bearerDigest');
+    return this.find(sha256(token));
   }
 
-  /** The principal whose login cookie value this is, if any. */
-  byCookie(value: string): DashboardPrincipal | undefined {
-    return this.match(sha256(value), 'cookieDigest');
+  /** Checks a token and, when it is configured, issues a login cookie valid from now for the session TTL. */
+  signIn(token: string): SignIn | undefined {
+    const digest = sha256(token);
+    const principal = this.find(digest);
+    if (!principal) return undefined;
+    return {
+      principal,
+      cookie: LoginCookie.issue(digest, this.clock.now(), this.sessionTtlMs),
+      maxAgeSeconds: Math.ceil(this.sessionTtlMs / 1000),
+    };
   }
 
-  private match(digest: Buffer, kind: 'bearerDigest' | 'cookieDigest'): DashboardPrincipal | undefined {
+  /**
+   * Who sent this login cookie value, or why it is refused: `invalid` when it is malformed, of an
+   * older format, or its MAC matches no configured token (forged, tampered times, token removed);
+   * `expired` when it is genuine but past its expiry, or older than the session TTL now
+   * configured (so shortening `DASHBOARD_SESSION_TTL_MS` also cuts sessions already issued).
+   */
+  byCookie(value: string): CookieCheck {
+    const fields = LoginCookie.parse(value);
+    if (!fields) return { ok: false, reason: 'invalid' };
+    const presented = Buffer.from(fields.mac, 'base64url');
     let found: DashboardPrincipal | undefined;
     // Every entry is compared, so the time taken does not say which one matched.
-    for (const k of this.known) if (timingSafeEqual(digest, k[kind]) && !found) found = k.principal;
+    for (const k of this.known) {
+      const expected = Buffer.from(LoginCookie.mac(k.digest, fields.issuedAt, fields.expiresAt), 'base64url');
+      if (timingSafeEqual(presented, expected) && !found) found = k.principal;
+    }
+    if (!found) return { ok: false, reason: 'invalid' };
+    const now = this.clock.now();
+    if (now >= fields.expiresAt || now >= fields.issuedAt + this.sessionTtlMs) return { ok: false, reason: 'expired' };
+    return { ok: true, principal: found };
+  }
+
+  private find(digest: Buffer): DashboardPrincipal | undefined {
+    let found: DashboardPrincipal | undefined;
+    // Every entry is compared, so the time taken does not say which one matched.
+    for (const k of this.known) if (timingSafeEqual(digest, k.digest) && !found) found = k.principal;
     return found;
   }
 }

@@ -40,6 +40,12 @@ describe('the dashboard page', () => {
   it('carries every process state for the state filter', () => {
     expect(page).toContain('data-states="Pending,Processing,Processed,Error,Compensating,Compensated,Canceled"');
   });
+  it('names who is signed in, escaped, beside a Sign out button; neither without a login', () => {
+    const signedIn = renderDashboardPage({ nonce: 'n', instanceId: 'd', queuePrefix: 'q', signedInAs: 'operator:<b>' });
+    expect(signedIn).toContain('<span class="muted" id="who">operator:&lt;b&gt;</span>');
+    expect(signedIn).toContain('<button type="button" id="sign-out">Sign out</button>');
+    expect(page).not.toMatch(/id="who"|id="sign-out"/);
+  });
 });
 
 describe('the page script', () => {

@@ -9,6 +9,8 @@ export interface DashboardPageOptions {
   nonce: string;
   instanceId: string;
   queuePrefix: string;
+  /** Who is signed in (`operator:alice`), shown beside the Sign out button; absent when login is off. */
+  signedInAs?: string;
 }
 
 /**
@@ -33,6 +35,7 @@ export function renderDashboardPage(options: DashboardPageOptions): string {
   <span class="muted" id="updated"></span>
   <label><input type="checkbox" id="auto" checked> auto-refresh</label>
   <a href="queues">Queues (bull-board)</a>
+  ${options.signedInAs === undefined ? '' : `<span class="muted" id="who">${escapeHtml(options.signedInAs)}</span>\n  <button type="button" id="sign-out">Sign out</button>`}
 </header>
 <main>
   <section>

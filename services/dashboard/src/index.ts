@@ -27,6 +27,7 @@ export * from './summary';
 export * from './command-sender';
 export * from './scheduler-command-sender';
 export * from './api-errors';
+export * from './login-cookie';
 export * from './dashboard-credentials';
 export * from './dashboard-access';
 export * from './same-origin-guard';

@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     alerts,
     queues: systemQueueNames(config.AGENTS).map((name) => bus.queue(name)),
     commands: new SchedulerCommandSender({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, timeoutMs: config.COMMAND_TIMEOUT_MS }),
-    auth: config.DASHBOARD_AUTH === 'off' ? 'off' : new DashboardCredentials(config.DASHBOARD_TOKENS),
+    auth: config.DASHBOARD_AUTH === 'off' ? 'off' : new DashboardCredentials(config.DASHBOARD_TOKENS, { sessionTtlMs: config.DASHBOARD_SESSION_TTL_MS, clock: systemClock }),
     logger,
     redisReady: () => bus.isReady(),
     instanceId,

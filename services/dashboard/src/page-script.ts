@@ -47,6 +47,8 @@ export const PAGE_SCRIPT = String.raw`
         headers: body ? { 'content-type': 'application/json' } : {},
         body: body ? JSON.stringify(body) : undefined,
       });
+      // The session ended (expired, signed out in another tab, token removed): show the sign-in page.
+      if (res.status === 401 && path !== '/logout') location.assign('/');
       const data = await res.json().catch(() => ({ error: 'HTTP ' + res.status + ' without a JSON body' }));
       return { ok: res.ok, data };
     } catch (e) {
@@ -191,6 +193,12 @@ export const PAGE_SCRIPT = String.raw`
     void loadProcesses(false);
   }
 
+  // A form would need form-action in the page's CSP; the answer is the sign-in page, shown by reloading.
+  async function signOut() {
+    await api('POST', '/logout');
+    location.assign('/');
+  }
+
   async function refresh() {
     await Promise.all([loadSummary(), loadAlerts(), loadBulk(), pagedMore ? null : loadProcesses(false), loadProcess()]);
   }
@@ -200,6 +208,7 @@ export const PAGE_SCRIPT = String.raw`
   $('f-state').addEventListener('change', () => void loadProcesses(false));
   $('b-resubmit').addEventListener('click', () => void command('resubmit'));
   $('b-cancel').addEventListener('click', () => void command('cancel'));
+  if ($('sign-out')) $('sign-out').addEventListener('click', () => void signOut());
   window.addEventListener('hashchange', select);
   setInterval(() => { if ($('auto').checked && !document.hidden) void refresh(); }, 3000);
   select();
