@@ -36,6 +36,20 @@ export async function checkInvariants(system: SimSystem, orderIds: readonly stri
     }
   }
 
+  // A reply changes a process only when it answers the attempt the process holds (the fence on
+  // attempt): the write it made replaced a held document of that attempt. Attempts only grow, so a
+  // stale reply's writes cannot match.
+  for (const r of system.appliedReplies) {
+    const fenced = system.commits
+      .slice(r.from, r.to)
+      .some((c) => c.processId === r.processId && c.by === r.by && (c.prior?.state === 'Processing' || c.prior?.state === 'Compensating') && c.prior.attempt === r.attempt);
+    if (!fenced) {
+      const wrote = system.commits.slice(r.from, r.to).filter((c) => c.processId === r.processId && c.by === r.by);
+      const orderId = system.store.inspect((d) => (d._id === r.processId ? d.orderId : undefined)).find((o) => o !== undefined);
+      violations.push({ invariant: 'a reply applies only to its own attempt', ...(orderId ? { orderId } : {}), detail: `${r.by} applied a reply of attempt ${r.attempt} to process ${r.processId}, which held ${wrote.map((c) => `${c.prior?.state ?? '?'} attempt ${c.prior?.attempt ?? '?'}`).join(', ') || 'nothing'}` });
+    }
+  }
+
   for (const orderId of orderIds) {
     const doc = docs.get(orderId);
     if (!doc) {

@@ -26,9 +26,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'packages/workflow/dist/apply-reply.js',
     find: /if \(doc\.attempt !== reply\.attempt\)/,
     replace: 'if (false)',
-    // Found after 2,485 seeds before the metrics merge changed the interleavings; not found in
-    // 10,000 since: the step and mode fences still stop most stale replies (see the README).
-    found: false,
+    found: true,
   },
   {
     name: 'no-revision-condition',

@@ -3,6 +3,13 @@ import type { JsonObject } from '@sas/contracts';
 import { PermanentError, TransientError } from '@sas/runtime';
 import type { SimActor } from './sim-actor';
 import type { SimWorld } from './sim-world';
+import { seededRandom, type SeededRandom } from './seeded-random';
+
+/**
+ * Mixed into the seed for the declines' own random stream: added after seeds were first recorded,
+ * they must not shift the run's stream, so every seed without declines replays as it did.
+ */
+export const DECLINES_STREAM = 0x5bd1e995;
 
 /** One effect a remote applied (or an undo that found nothing to undo). */
 export interface LedgerEntry {
@@ -40,23 +47,37 @@ export interface RemoteFaultPlan {
   late: number;
   /** Services that refuse a forward call whose key an undo already named (the tombstone); the others ignore `compensates`. */
   honoursCompensates: ReadonlySet<string>;
+  /**
+   * Chance that a forward call is declined for a reason its payload does not show (a card declined,
+   * an address the carrier cannot serve): a permanent refusal with no effect, which the remote
+   * remembers under the key and replays, as the agent contract asks ("PermanentError for what never
+   * will"; a remote that forgets it can see a redelivered request succeed after its refusal was
+   * applied, and nothing then undoes that effect).
+   */
+  declines: number;
 }
 
 /**
  * The remote services of the simulation with their effect ledger: idempotent by key (a key seen
  * before replays its first answer), a forward call refused once its undo arrived (for services that
- * honour `compensates`), a permanent refusal for orders whose payload says `refuse: <service>`, and
- * the faults of the plan. The ledger is the evidence the invariants read.
+ * honour `compensates`), a permanent refusal for orders whose payload says `refuse: <service>` and
+ * now and then for any forward call (see {@link RemoteFaultPlan.declines}), and the faults of the plan. The ledger is the evidence the invariants read.
  */
 export class SimRemote {
   readonly ledger: LedgerEntry[] = [];
   private readonly byKey = new Map<string, LedgerEntry>();
   private readonly tombstones = new Set<string>();
+  /** Keys declined once, with the answer they replay. */
+  private readonly declined = new Map<string, string>();
+  /** Declines draw from a stream of their own, so seeds without them keep their interleavings. */
+  private readonly declines: SeededRandom;
 
   constructor(
     private readonly world: SimWorld,
     private readonly plan: RemoteFaultPlan,
-  ) {}
+  ) {
+    this.declines = seededRandom(world.rng.seed ^ DECLINES_STREAM);
+  }
 
   /** The operation every agent of `service` hosts: it calls this remote as `actor`. */
   operation(actor: SimActor, service: string): Operation {
@@ -89,10 +110,16 @@ export class SimRemote {
     }
     const lose = world.rng.chance(faults ? plan.lostReply : 0);
     const fail = world.rng.chance(faults ? plan.transient : 0);
+    const decline = faults && call.mode === 'forward' && this.declines.chance(plan.declines);
     return world.io(actor, 'remote', `${service}.${call.operation} ${call.orderId} ${call.idempotencyKey}`, () => {
       const now = world.clock.now();
       if (faults && plan.outages.some((o) => o.service === service && o.from <= now && now < o.to)) throw new TransientError(`${service} answered 503 (outage)`);
       if (fail) throw new TransientError(`${service} answered 500`);
+      const key = `${service}\u0000${call.idempotencyKey}`;
+      if (decline && !this.byKey.has(key) && !this.declined.has(key)) {
+        this.declined.set(key, `${service} declines ${call.idempotencyKey}`);
+        world.trace(`DECLINE ${service}.${call.operation} ${call.orderId} ${call.idempotencyKey}`);
+      }
       const result = this.apply(service, call);
       if (lose) throw new TransientError(`${service}'s answer was lost (the effect happened)`);
       return result;
@@ -103,6 +130,8 @@ export class SimRemote {
     const key = `${service}\u0000${call.idempotencyKey}`;
     const seen = this.byKey.get(key);
     if (seen) return seen.result;
+    const refusal = this.declined.get(key);
+    if (refusal !== undefined) throw new PermanentError(refusal);
     const payload = call.payload as { refuse?: string };
     if (call.mode === 'forward') {
       if (payload.refuse === service) throw new PermanentError(`${service} refuses order ${call.orderId}`);

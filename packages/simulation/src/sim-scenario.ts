@@ -1,6 +1,6 @@
 import type { JsonObject } from '@sas/contracts';
-import type { RemoteFaultPlan } from './sim-remote';
-import type { SeededRandom } from './seeded-random';
+import { DECLINES_STREAM, type RemoteFaultPlan } from './sim-remote';
+import { seededRandom, type SeededRandom } from './seeded-random';
 import type { FaultRates } from './sim-world';
 
 /** One order the application submits. */
@@ -48,7 +48,7 @@ export function drawScenario(rng: SeededRandom, orderCount: number, start: numbe
     return { service, from, to: from + rng.int(1_000, 20_000) };
   });
   const cancels = orders.flatMap((o, i) => (rng.chance(0.2) ? [{ order: i, atMs: o.submitAtMs + rng.int(0, 8_000) }] : []));
-  return {
+  const scenario: Scenario = {
     orders,
     instances: {
       submission: rng.int(1, 2),
@@ -71,10 +71,14 @@ export function drawScenario(rng: SeededRandom, orderCount: number, start: numbe
       ] as const),
       outages,
       honoursCompensates: new Set(SERVICES.filter(() => rng.chance(0.7))),
+      declines: 0,
     },
     faultWindowMs,
     cancels,
     restartDelayMs: [200, rng.pick([1_000, 5_000, 20_000])],
     jobs: { recurring: rng.chance(0.5), oneOffAtMs: rng.chance(0.5) ? rng.int(1_000, faultWindowMs) : null },
   };
+  // From a stream of its own, so the run's stream, and with it every seed without declines, stays as it was.
+  scenario.remote.declines = seededRandom(rng.seed ^ DECLINES_STREAM).pick([0, 0, 0.05, 0.2]);
+  return scenario;
 }

@@ -28,6 +28,19 @@ export interface CommitRecord {
   mode: ProcessDocument['mode'];
   by: string;
   role: string;
+  /** The stored document's state and attempt just before this write won. */
+  prior: { state: ProcessDocument['state']; attempt: number } | undefined;
+}
+
+/** An agent reply the engine reported as applied, with the commits made while it applied. */
+export interface AppliedReply {
+  processId: string;
+  /** The attempt the reply answers. */
+  attempt: number;
+  by: string;
+  /** `commits[from .. to)` were recorded while the engine applied it. */
+  from: number;
+  to: number;
 }
 
 const POLL_MS = 1_000;
@@ -49,6 +62,9 @@ export class SimSystem {
   readonly jobStore: JobStore = new InMemoryJobStore();
   readonly remote: SimRemote;
   readonly commits: CommitRecord[] = [];
+  readonly appliedReplies: AppliedReply[] = [];
+  /** State and attempt of each stored process as of the last write that won. */
+  private readonly lastWritten = new Map<string, { state: ProcessDocument['state']; attempt: number }>();
   readonly statuses = new Map<string, StatusEvent[]>();
   /** Orders the application's submission reached the queue for. */
   readonly submitted = new Set<string>();
@@ -137,13 +153,39 @@ export class SimSystem {
   /** The process store as `actor` reaches it (each call awaited, faulty, crashable). */
   private storeFor(actor: SimActor, role: string): ProcessStore {
     return viaWorld<ProcessStore>(this.world, actor, 'store', 'store', this.store, (a, method, args, result) => {
-      if (method !== 'commit' || !(result as { ok: boolean }).ok) return;
-      const next = args[0] as ProcessDocument;
-      this.commits.push({ processId: next._id, expectedRevision: args[1] as number, attempt: next.attempt, state: next.state, step: next.steps[next.currentStep]?.name, mode: next.mode, by: a.name, role });
+      if (!(result as { ok?: boolean } | undefined)?.ok) return;
+      if (method === 'insert') {
+        const doc = args[0] as ProcessDocument;
+        this.lastWritten.set(doc._id, { state: doc.state, attempt: doc.attempt });
+      } else if (method === 'quarantine') {
+        const fields = args[2] as { state: ProcessDocument['state']; attempt: number };
+        this.lastWritten.set(args[0] as string, { state: fields.state, attempt: fields.attempt });
+      } else if (method === 'commit') {
+        const next = args[0] as ProcessDocument;
+        const prior = this.lastWritten.get(next._id);
+        this.lastWritten.set(next._id, { state: next.state, attempt: next.attempt });
+        this.commits.push({ processId: next._id, expectedRevision: args[1] as number, attempt: next.attempt, state: next.state, step: next.steps[next.currentStep]?.name, mode: next.mode, by: a.name, role, prior });
+      }
     });
   }
 
   private engineFor(actor: SimActor, role: string, store: ProcessStore): ProcessEngine {
+    const engine = this.newEngine(actor, store);
+    if (role !== 'scheduler') return engine;
+    // Evidence for the reply fence: which commits an applied reply made (see the invariants).
+    const apply = engine.apply.bind(engine);
+    engine.apply = async (processId, input) => {
+      const from = this.commits.length;
+      const outcome = await apply(processId, input);
+      if (input.type === 'reply' && outcome.kind === 'applied') {
+        this.appliedReplies.push({ processId, attempt: input.reply.attempt, by: actor.name, from, to: this.commits.length });
+      }
+      return outcome;
+    };
+    return engine;
+  }
+
+  private newEngine(actor: SimActor, store: ProcessStore): ProcessEngine {
     return new ProcessEngine({
       store,
       outbox: this.bus.sender(actor),

@@ -23,8 +23,8 @@ interface PendingCall {
   reject: (error: unknown) => void;
 }
 
-/** Lets every continuation that is ready run: one macrotask turn drains the whole microtask queue. */
-const drain = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+/** How often the run loop takes a real macrotask turn (see {@link SimWorld.drain}). */
+const TURN_EVERY = 1024;
 
 /**
  * The kernel of a simulation run: one seeded random source, virtual time, and every awaited call
@@ -47,6 +47,7 @@ export class SimWorld {
   private readonly ready: PendingCall[] = [];
   private readonly lines: string[] | null;
   private readonly t0: number;
+  private drains = 0;
 
   constructor(seed: number, options: { start: number; trace: boolean }) {
     this.rng = seededRandom(seed);
@@ -109,7 +110,7 @@ export class SimWorld {
    */
   async run(done: () => boolean | Promise<boolean>, deadline: number): Promise<'done' | 'deadline' | 'idle'> {
     for (;;) {
-      await drain();
+      await this.drain();
       this.beforeStep?.();
       if (this.ready.length > 0) {
         await this.step();
@@ -125,6 +126,19 @@ export class SimWorld {
       this.counts.timers += 1;
       timer.fire();
     }
+  }
+
+  /**
+   * Resolves once every continuation that is ready has run. A `process.nextTick` queued from a
+   * microtask runs only after the whole microtask queue drained, and nothing in the simulated system
+   * queues ticks of its own (no real I/O, timers or streams), so this is as complete as a macrotask
+   * turn at a fraction of its cost: no pass through the event loop's phases and no poll syscall per
+   * step. Every {@link TURN_EVERY} drains (and the first, which may not run inside a microtask) take
+   * a real `setImmediate` turn, so output, signals and a test's timeout are still served.
+   */
+  private drain(): Promise<void> {
+    const turn = this.drains++ % TURN_EVERY === 0;
+    return new Promise<void>((resolve) => (turn ? setImmediate(resolve) : process.nextTick(resolve)));
   }
 
   private async step(): Promise<void> {

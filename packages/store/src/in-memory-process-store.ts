@@ -2,6 +2,7 @@ import type { OutboxEntry, ProcessDocument, ProcessEventEntry, ProcessState } fr
 import type { CommitResult } from './commit-result';
 import type { HistoryRecord, ProcessStore, QuarantineFields } from './process-store';
 import { summarize, type OwedOutbox, type ProcessSummary } from './process-summary';
+import { clone } from './clone';
 
 /** Options of {@link InMemoryProcessStore}. */
 export interface InMemoryProcessStoreOptions {
@@ -39,20 +40,22 @@ export class InMemoryProcessStore implements ProcessStore {
   private readonly processes = new Map<string, ProcessDocument>();
   /** `orderId` → `_id`: the unique index. */
   private readonly orderIds = new Map<string, string>();
-  private readonly events: HistoryRecord[] = [];
+  /** History by process, in append order; ids kept apart for the `_id` index's dedup. */
+  private readonly events = new Map<string, HistoryRecord[]>();
+  private readonly eventIds = new Set<string>();
 
   constructor(private readonly options: InMemoryProcessStoreOptions = {}) {}
 
   async insert(doc: ProcessDocument): Promise<CommitResult> {
     if (this.processes.has(doc._id) || this.orderIds.has(doc.orderId))
       return { ok: false, reason: 'duplicate' };
-    this.processes.set(doc._id, structuredClone(doc));
+    this.processes.set(doc._id, clone(doc));
     this.orderIds.set(doc.orderId, doc._id);
     return { ok: true };
   }
 
   async commit(next: ProcessDocument, expectedRevision: number): Promise<CommitResult> {
-    if (this.options.beforeCommit) await this.options.beforeCommit(structuredClone(next), expectedRevision);
+    if (this.options.beforeCommit) await this.options.beforeCommit(clone(next), expectedRevision);
     const stored = this.processes.get(next._id);
     if (!stored || stored.revision !== expectedRevision) return { ok: false, reason: 'conflict' };
     if (next.orderId !== stored.orderId) {
@@ -66,13 +69,13 @@ export class InMemoryProcessStore implements ProcessStore {
       this.orderIds.delete(stored.orderId);
       this.orderIds.set(next.orderId, next._id);
     }
-    this.processes.set(next._id, structuredClone(next));
+    this.processes.set(next._id, clone(next));
     return { ok: true };
   }
 
   async get(processId: string): Promise<ProcessDocument | null> {
     const doc = this.processes.get(processId);
-    return doc ? structuredClone(doc) : null;
+    return doc ? clone(doc) : null;
   }
 
   async getByOrderId(orderId: string): Promise<ProcessDocument | null> {
@@ -106,20 +109,25 @@ export class InMemoryProcessStore implements ProcessStore {
   async quarantine(processId: string, expectedRevision: number, fields: QuarantineFields, owed: readonly OutboxEntry[]): Promise<CommitResult> {
     const stored = this.processes.get(processId);
     if (!stored || stored.revision !== expectedRevision) return { ok: false, reason: 'conflict' };
-    Object.assign(stored, structuredClone(fields), { outboxSince: fields.updatedAt });
-    stored.outbox = [...(stored.outbox ?? []), ...structuredClone([...owed])];
+    Object.assign(stored, clone(fields), { outboxSince: fields.updatedAt });
+    stored.outbox = [...(stored.outbox ?? []), ...clone([...owed])];
     return { ok: true };
   }
 
   async expireHistory(processId: string, deleteTime: Date): Promise<void> {
-    for (const e of this.events) if (e.processId === processId && e.deleteTime === null) e.deleteTime = new Date(deleteTime);
+    for (const e of this.events.get(processId) ?? []) if (e.deleteTime === null) e.deleteTime = new Date(deleteTime);
   }
 
   async appendEvents(entries: readonly HistoryRecord[]): Promise<void> {
     for (const entry of entries) {
       // As MongoDB's `_id` index: an entry delivered twice is recorded once.
-      if (entry._id !== undefined && this.events.some((e) => e._id === entry._id)) continue;
-      this.events.push(structuredClone(entry));
+      if (entry._id !== undefined) {
+        if (this.eventIds.has(entry._id)) continue;
+        this.eventIds.add(entry._id);
+      }
+      const list = this.events.get(entry.processId) ?? [];
+      list.push(clone(entry));
+      this.events.set(entry.processId, list);
     }
   }
 
@@ -134,7 +142,7 @@ export class InMemoryProcessStore implements ProcessStore {
   /** `{ outboxSince: { $lte: olderThan } }` sorted by outboxSince. */
   async findUndelivered(olderThan: Date, limit: number): Promise<OwedOutbox[]> {
     const matches = [...this.processes.values()].filter(
-      // Not `instanceof Date`: structuredClone makes Dates of the main realm, which jest's realm does not know.
+      // Not `instanceof Date`: a copy may make Dates of the main realm, which jest's realm does not know.
       (d): d is ProcessDocument & { outboxSince: Date } => d.outboxSince != null && d.outboxSince.getTime() <= olderThan.getTime(),
     );
     return take(
@@ -145,10 +153,9 @@ export class InMemoryProcessStore implements ProcessStore {
 
   /** The process's transitions by `at`, in append order where times are equal. */
   async history(processId: string): Promise<ProcessEventEntry[]> {
-    return this.events
-      .filter((e) => e.processId === processId)
+    return [...(this.events.get(processId) ?? [])]
       .sort((a, b) => a.at.getTime() - b.at.getTime())
-      .map(({ _id: _ignored, ...e }) => structuredClone(e));
+      .map(({ _id: _ignored, ...e }) => clone(e));
   }
 
   /**
@@ -161,12 +168,12 @@ export class InMemoryProcessStore implements ProcessStore {
 
   /** Every stored process in insertion order, for assertions and the simulation's invariant checks. */
   list(): ProcessDocument[] {
-    return [...this.processes.values()].map((d) => structuredClone(d));
+    return [...this.processes.values()].map((d) => clone(d));
   }
 }
 
 /** MongoDB's `limit`: 0 means no limit, a negative value its absolute value. */
 function take<T>(sorted: T[], limit: number): T[] {
   const kept = limit === 0 ? sorted : sorted.slice(0, Math.abs(limit));
-  return kept.map((d) => structuredClone(d));
+  return kept.map((d) => clone(d));
 }
