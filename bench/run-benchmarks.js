@@ -133,19 +133,12 @@ async function main(argv) {
     say(`\n[4/6] recovery: kill -9 of an agent at ${RECOVERY_IN_FLIGHT} in flight (${elapsed()} so far)`);
     const recovery = await measureAgentRecovery({ bench, inFlight: RECOVERY_IN_FLIGHT, warmupMs: Math.max(warmupMs, 1000), completeByMs, sweepIntervalMs: SWEEP_INTERVAL_MS, say, signal: cleanup.signal });
     say(`  ${recovery.ms} ms from the kill until the last of ${recovery.affectedOrders} affected orders was Processed (target ${recovery.targetMs} ms)`);
-    say('  stopping the system ...');
-    await bench.stop();
 
     cleanup.throwIfInterrupted();
-    say(`\n[5/6] scaling: remote-sim at 50 ms, agents 1 → 2 → 4 replicas (${elapsed()} so far)`);
-    const scaling = await measureAgentScaling({
-      system: systemOptions,
-      name: `bench-${runId}s`,
-      logDir,
-      warmupMs,
-      durationMs: options.scalingSeconds * 1000,
-      say,
-    });
+    say(`\n[5/6] scaling: remote-sim at 50 ms, agents 1 → 2 → 4 replicas, on the same system (${elapsed()} so far)`);
+    const scaling = await measureAgentScaling({ bench, warmupMs, durationMs: options.scalingSeconds * 1000, say });
+    say('  stopping the system ...');
+    await bench.stop();
 
     cleanup.throwIfInterrupted();
     say(`\n[6/6] MongoDB: conditional findOneAndUpdate, ${options.mongoSeconds} s per setting (${elapsed()} so far)`);

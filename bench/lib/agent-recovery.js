@@ -2,6 +2,8 @@
 'use strict';
 
 const { performance } = require('node:perf_hooks');
+const { Queue } = require('bullmq');
+const { QueueNames } = require('@sas/contracts');
 const { ClosedLoop } = require('./closed-loop');
 const { recoveryFigures } = require('./bench-figures');
 const { waitUntil } = require('./wait-until');
@@ -9,7 +11,14 @@ const { waitUntil } = require('./wait-until');
 /** The agent killed, and the remote latency that keeps its requests in flight long enough to be caught. */
 const VICTIM = 'agent-payment';
 const REMOTE_SERVICE = 'payment';
-const REMOTE_LATENCY_MS = 50;
+const REMOTE_LATENCY_MS = 100;
+/**
+ * The kill waits (a few seconds at most) until this many payment requests are active: shared by
+ * two agents, the victim then almost surely holds some, so the figure measures a recovery rather
+ * than a kill that caught nothing.
+ */
+const ACTIVE_AT_KILL = 6;
+const ACTIVE_WAIT_MS = 10_000;
 
 /**
  * @typedef {object} RecoveryOptions
@@ -50,10 +59,24 @@ async function measureAgentRecovery(options) {
     return performance.now() - t0 >= warmupMs;
   }, { timeoutMs: warmupMs + stallMs, intervalMs: 20, description: 'the warm-up before the kill', signal });
 
+  const redisUrl = new URL(bench.options.redis.url);
+  const connection = { host: redisUrl.hostname, port: Number(redisUrl.port) };
+  const requests = new Queue(QueueNames.agentRequests(REMOTE_SERVICE), { connection, prefix: bench.options.name });
+  let active = 0;
+  try {
+    const waitStart = performance.now();
+    await waitUntil(async () => {
+      loop.check(stallMs, logHint);
+      active = await requests.getActiveCount();
+      return active >= ACTIVE_AT_KILL || performance.now() - waitStart >= ACTIVE_WAIT_MS;
+    }, { timeoutMs: ACTIVE_WAIT_MS + stallMs, intervalMs: 5, description: `${ACTIVE_AT_KILL} active payment requests`, signal });
+  } finally {
+    await requests.close();
+  }
   const atKill = loop.inFlightOrders();
   const killAt = performance.now();
   await victim.kill('SIGKILL');
-  say(`  killed ${victim.name} with ${atKill.length} orders in flight; waiting for every one of them to finish`);
+  say(`  killed ${victim.name} with ${atKill.length} orders in flight, ${active} payment requests active; waiting for every one of them to finish`);
   let lastReport = killAt;
   // The orders the dead agent held wait for complete-by and a sweep; allow that and a stall on top.
   const deadlineMs = options.completeByMs + options.sweepIntervalMs + stallMs;

@@ -26,6 +26,7 @@ const { windowFigures } = require('./window-figures');
 /**
  * @typedef {import('./window-figures').WindowFigures & {
  *   inFlight: number,
+ *   warmupSeconds: number,
  *   storeLatencyMs: import('./latency-stats').LatencyStats,
  * }} ClosedLoopFigures
  */
@@ -96,8 +97,10 @@ class BenchSystem {
 
   /**
    * Runs a closed loop of `inFlight` orders: a warm-up, then a measured window, then a drain.
-   * With `sampler`, memory and CPU are sampled over the measured window exactly, so CPU per
-   * order divides by the orders of that window.
+   * The warm-up lasts `warmupMs` and at least until `inFlight` orders have finished, so the loop
+   * has turned over once (queues filled, every process past its first requests) however slow the
+   * machine is. With `sampler`, memory and CPU are sampled over the measured window exactly, so
+   * CPU per order divides by the orders of that window.
    *
    * @param {{ label: string, inFlight: number, warmupMs: number, durationMs: number, sampler?: import('./process-sampler').ProcessSampler }} run
    * @returns {Promise<ClosedLoopFigures>}
@@ -107,34 +110,34 @@ class BenchSystem {
     const loop = new ClosedLoop({ sas: this.sas, idPrefix: `${this.options.name}-r${++this.runs}`, inFlight });
     await loop.start();
     const t0 = performance.now();
-    const windowStart = t0 + warmupMs;
-    const windowEnd = windowStart + durationMs;
+    /** @type {number | undefined} */
+    let windowStart;
     let lastReport = t0;
-    let sampling = false;
     try {
       await waitUntil(() => {
         loop.check(stallMs, logDir);
         const now = performance.now();
-        if (sampler && !sampling && now >= windowStart) {
-          sampler.start();
-          sampling = true;
+        if (windowStart === undefined && now - t0 >= warmupMs && loop.completions.length >= inFlight) {
+          windowStart = now;
+          sampler?.start();
         }
         if (now - lastReport >= 2000) {
           lastReport = now;
-          const phase = now < windowStart ? 'warm-up' : 'measuring';
-          say(`  ${label}: ${((now - t0) / 1000).toFixed(0)}/${((warmupMs + durationMs) / 1000).toFixed(0)} s (${phase}), ${loop.completions.length} orders finished`);
+          const phase = windowStart === undefined ? 'warm-up' : `measuring ${((now - windowStart) / 1000).toFixed(0)}/${(durationMs / 1000).toFixed(0)} s`;
+          say(`  ${label}: ${((now - t0) / 1000).toFixed(0)} s, ${phase}, ${loop.completions.length} orders finished`);
         }
-        return now >= windowEnd;
-      }, { timeoutMs: warmupMs + durationMs + stallMs, intervalMs: 20, description: `${label} to end`, signal: cleanup.signal });
+        return windowStart !== undefined && now - windowStart >= durationMs;
+      }, { timeoutMs: warmupMs + durationMs + 4 * stallMs, intervalMs: 20, description: `${label} to end`, signal: cleanup.signal });
     } finally {
       sampler?.stop();
     }
+    const start = windowStart ?? t0;
     await loop.stop({ stallMs, logHint: logDir, signal: cleanup.signal });
-    const figures = windowFigures(loop.completions, windowStart, windowEnd);
+    const figures = windowFigures(loop.completions, start, start + durationMs);
     if (figures.completed === 0) {
       throw new Error(`${label}: no order reached Processed in the ${durationMs / 1000} s window (other final states: ${JSON.stringify(figures.notProcessed)}); see the service logs in ${logDir}`);
     }
-    return { inFlight, ...figures, storeLatencyMs: await this.storeLatency(figures.orderIds) };
+    return { inFlight, warmupSeconds: Math.round(start - t0) / 1000, ...figures, storeLatencyMs: await this.storeLatency(figures.orderIds) };
   }
 
   /**
