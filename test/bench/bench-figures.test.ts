@@ -177,9 +177,10 @@ describe('bench buildReport', () => {
 
   it('prints each figure next to its baseline, ratio and target', () => {
     const text = renderReport(buildReport(measurements));
-    expect(text).toMatch(/latency, 1 in flight \(submit → Processed\)\s+p50 4\.80 ms, p95 9\.60 ms\s+3 × 0\.80 ms = 2\.40 ms\s+2\.00×\s+≤ 2\.00× \(moonshot 1\.5×\)\s+met/);
-    expect(text).toMatch(/throughput, 64 in flight\s+400 orders\/s .*800\s+0\.50×\s+≥ 0\.50×.*met/);
+    expect(text).toMatch(/latency, 1 in flight \(submit → Processed\)\s+p50 4\.80 ms, p95 9\.60 ms, n 100\s+3 × 0\.80 ms = 2\.40 ms\s+2\.00×\s+≤ 2\.00× \(moonshot 1\.5×\)\s+met/);
+    expect(text).toMatch(/throughput, 64 in flight\s+400 orders\/s, p50 150 ms\s+2,400 rt\/s ÷ 3 = 800\s+0\.50×\s+≥ 0\.50×.*met/);
     expect(text).toMatch(/4 replicas of each agent\s+70\.0 orders\/s\s+linear: 80\.0\s+0\.88×\s+≥ 0\.90×\s+missed/);
-    expect(text).toMatch(/kill → last of 3 affected orders Processed\s+6,500 ms\s+5,000 \+ 1,000 \+ 1,000 = 7,000 ms/);
+    expect(text).toMatch(/kill → last affected order Processed\s+6,500 ms, 3 of 16 affected\s+5,000 \+ 1,000 \+ 1,000 = 7,000 ms\s+0\.93×\s+≤ 1\.00×\s+met/);
+    expect(text).not.toContain('the kill caught no request');
   });
 });
