@@ -11,6 +11,12 @@ const { waitUntil } = require('./wait-until');
 const { windowFigures } = require('./window-figures');
 
 /**
+ * The first orders after a start or an idle spell pay for JIT compilation and connection set-up
+ * in every process; at 1 in flight, one order would not absorb that.
+ */
+const MIN_WARMUP_ORDERS = 10;
+
+/**
  * @typedef {object} BenchSystemOptions
  * @property {{ url: string, pid: () => number | undefined }} redis the private Redis
  * @property {{ url: string, kind: string, pid: () => number | undefined }} mongo the MongoDB the services use
@@ -97,9 +103,9 @@ class BenchSystem {
 
   /**
    * Runs a closed loop of `inFlight` orders: a warm-up, then a measured window, then a drain.
-   * The warm-up lasts `warmupMs` and at least until `inFlight` orders have finished, so the loop
-   * has turned over once (queues filled, every process past its first requests) however slow the
-   * machine is. With `sampler`, memory and CPU are sampled over the measured window exactly, so
+   * The warm-up lasts `warmupMs` and at least until `inFlight` orders (and no fewer than
+   * {@link MIN_WARMUP_ORDERS}) have finished, so the loop has turned over once (queues filled,
+   * every process past its first requests) however slow the machine is. With `sampler`, memory and CPU are sampled over the measured window exactly, so
    * CPU per order divides by the orders of that window.
    *
    * @param {{ label: string, inFlight: number, warmupMs: number, durationMs: number, sampler?: import('./process-sampler').ProcessSampler }} run
@@ -117,7 +123,7 @@ class BenchSystem {
       await waitUntil(() => {
         loop.check(stallMs, logDir);
         const now = performance.now();
-        if (windowStart === undefined && now - t0 >= warmupMs && loop.completions.length >= inFlight) {
+        if (windowStart === undefined && now - t0 >= warmupMs && loop.completions.length >= Math.max(inFlight, MIN_WARMUP_ORDERS)) {
           windowStart = now;
           sampler?.start();
         }
