@@ -105,8 +105,10 @@ class BenchSystem {
    * Runs a closed loop of `inFlight` orders: a warm-up, then a measured window, then a drain.
    * The warm-up lasts `warmupMs` and at least until `inFlight` orders (and no fewer than
    * {@link MIN_WARMUP_ORDERS}) have finished, so the loop has turned over once (queues filled,
-   * every process past its first requests) however slow the machine is. With `sampler`, memory and CPU are sampled over the measured window exactly, so
-   * CPU per order divides by the orders of that window.
+   * every process past its first requests) however slow the machine is. The window, likewise,
+   * lasts `durationMs` and until `inFlight` orders finished inside it, so a rate is never taken
+   * over less than one turnover of the loop. With `sampler`, memory and CPU are sampled over the
+   * measured window exactly, so CPU per order divides by the orders of that window.
    *
    * @param {{ label: string, inFlight: number, warmupMs: number, durationMs: number, sampler?: import('./process-sampler').ProcessSampler }} run
    * @returns {Promise<ClosedLoopFigures>}
@@ -118,6 +120,7 @@ class BenchSystem {
     const t0 = performance.now();
     /** @type {number | undefined} */
     let windowStart;
+    let finishedBeforeWindow = 0;
     let lastReport = t0;
     try {
       await waitUntil(() => {
@@ -125,6 +128,7 @@ class BenchSystem {
         const now = performance.now();
         if (windowStart === undefined && now - t0 >= warmupMs && loop.completions.length >= Math.max(inFlight, MIN_WARMUP_ORDERS)) {
           windowStart = now;
+          finishedBeforeWindow = loop.completions.length;
           sampler?.start();
         }
         if (now - lastReport >= 2000) {
@@ -132,16 +136,17 @@ class BenchSystem {
           const phase = windowStart === undefined ? 'warm-up' : `measuring ${((now - windowStart) / 1000).toFixed(0)}/${(durationMs / 1000).toFixed(0)} s`;
           say(`  ${label}: ${((now - t0) / 1000).toFixed(0)} s, ${phase}, ${loop.completions.length} orders finished`);
         }
-        return windowStart !== undefined && now - windowStart >= durationMs;
+        return windowStart !== undefined && now - windowStart >= durationMs && loop.completions.length - finishedBeforeWindow >= inFlight;
       }, { timeoutMs: warmupMs + durationMs + 4 * stallMs, intervalMs: 20, description: `${label} to end`, signal: cleanup.signal });
     } finally {
       sampler?.stop();
     }
     const start = windowStart ?? t0;
+    const end = performance.now();
     await loop.stop({ stallMs, logHint: logDir, signal: cleanup.signal });
-    const figures = windowFigures(loop.completions, start, start + durationMs);
+    const figures = windowFigures(loop.completions, start, end);
     if (figures.completed === 0) {
-      throw new Error(`${label}: no order reached Processed in the ${durationMs / 1000} s window (other final states: ${JSON.stringify(figures.notProcessed)}); see the service logs in ${logDir}`);
+      throw new Error(`${label}: no order reached Processed in the ${((end - start) / 1000).toFixed(1)} s window (other final states: ${JSON.stringify(figures.notProcessed)}); see the service logs in ${logDir}`);
     }
     return { inFlight, warmupSeconds: Math.round(start - t0) / 1000, ...figures, storeLatencyMs: await this.storeLatency(figures.orderIds) };
   }
