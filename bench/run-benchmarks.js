@@ -102,6 +102,10 @@ async function main(argv) {
     const bench = await BenchSystem.start({ ...systemOptions, name: `bench-${runId}`, logDir });
     const topology = describeTopology(bench);
     say(`  ${topology}`);
+    if (options.systemWarmupOrders > 0) {
+      const warm = await bench.warmUp({ orders: options.systemWarmupOrders, inFlight: 64 });
+      say(`  warmed up: ${warm.orders} orders in ${warm.seconds} s, unmeasured`);
+    }
     /** @param {string} label @param {number} inFlight @param {ProcessSampler} [sampler] */
     const loop = (label, inFlight, sampler) => bench.closedLoop({ label, inFlight, warmupMs, durationMs: windowMs, sampler });
     const sasK1 = await loop('1 in flight', 1);

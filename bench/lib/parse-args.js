@@ -8,6 +8,7 @@
  * @property {number} windowSeconds measured window of each closed-loop run of the system (1 and 64 in flight)
  * @property {number} scalingSeconds measured window of each replica count of the scaling run
  * @property {number} mongoSeconds measured window of each findOneAndUpdate configuration
+ * @property {number} systemWarmupOrders orders run through a fresh system, unmeasured, before its first figure
  * @property {number} stallSeconds a run fails when no order finished for this long
  * @property {number} preload finished processes (with their history) stored before the runs are repeated; 0 skips them
  * @property {boolean} quick shorter windows and a smaller preload, for a before/after check
@@ -21,6 +22,7 @@ const DEFAULTS = Object.freeze({
   windowSeconds: 8,
   scalingSeconds: 6,
   mongoSeconds: 2,
+  systemWarmupOrders: 1000,
   stallSeconds: 30,
   preload: 100_000,
   quick: false,
@@ -28,7 +30,7 @@ const DEFAULTS = Object.freeze({
 });
 
 /** What `--quick` changes (flags given explicitly still win). */
-const QUICK = Object.freeze({ baselineSeconds: 1, warmupSeconds: 1, windowSeconds: 2, scalingSeconds: 2, mongoSeconds: 0.5, preload: 5_000 });
+const QUICK = Object.freeze({ baselineSeconds: 1, warmupSeconds: 1, windowSeconds: 2, scalingSeconds: 2, mongoSeconds: 0.5, systemWarmupOrders: 200, preload: 5_000 });
 
 /** Printed by `--help` and after a bad argument. */
 const USAGE = `usage: node bench/run-benchmarks.js [options]   (or: pnpm bench -- [options])
@@ -38,10 +40,13 @@ const USAGE = `usage: node bench/run-benchmarks.js [options]   (or: pnpm bench -
   --window-seconds S     measured window of each closed-loop run, 1 and 64 orders in flight (default ${DEFAULTS.windowSeconds})
   --scaling-seconds S    measured window of each agent replica count (1, 2, 4) (default ${DEFAULTS.scalingSeconds})
   --mongo-seconds S      measured window of each findOneAndUpdate run (default ${DEFAULTS.mongoSeconds})
+  --system-warmup N      orders run through the fresh system, unmeasured, before its first figure: its
+                         processes get faster for their first few hundred orders (default ${DEFAULTS.systemWarmupOrders})
   --stall-seconds S      a run fails when no order finished for S seconds (default ${DEFAULTS.stallSeconds})
   --preload N            finished processes with history stored before the 1 and 64 in-flight runs are
                          repeated, to show the cost stays flat as history grows; 0 skips it (default ${DEFAULTS.preload})
-  --quick                ${QUICK.warmupSeconds} s warm-up, ${QUICK.windowSeconds} s windows, preload ${QUICK.preload} (explicit flags win)
+  --quick                ${QUICK.warmupSeconds} s warm-up, ${QUICK.windowSeconds} s windows, ${QUICK.systemWarmupOrders} warm-up orders, preload ${QUICK.preload}
+                         (explicit flags win)
   --help                 this text
 
 Set MONGO_URL to also measure findOneAndUpdate against that real MongoDB (as a ratio).
@@ -54,6 +59,7 @@ const FLAGS = {
   '--window-seconds': 'windowSeconds',
   '--scaling-seconds': 'scalingSeconds',
   '--mongo-seconds': 'mongoSeconds',
+  '--system-warmup': 'systemWarmupOrders',
   '--stall-seconds': 'stallSeconds',
   '--preload': 'preload',
 };
@@ -87,8 +93,8 @@ function parseArgs(argv) {
     if (key === undefined) throw new Error(`Unknown argument '${arg}'.\n${USAGE}`);
     const raw = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
     const value = Number(raw);
-    const integer = key === 'preload';
-    const zeroAllowed = key === 'preload';
+    const integer = key === 'preload' || key === 'systemWarmupOrders';
+    const zeroAllowed = key === 'preload' || key === 'systemWarmupOrders';
     if (raw === undefined || raw === '' || !Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed) || (integer && !Number.isInteger(value))) {
       const what = zeroAllowed ? 'whole number (0 or more)' : 'positive number';
       throw new Error(`${flag} needs a ${what} (got '${String(raw)}').\n${USAGE}`);
