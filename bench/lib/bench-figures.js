@@ -163,6 +163,8 @@ function buildReport(m) {
       linearity: scaling.linearity,
       linearityPerStep: scaling.perStep,
       p50Ms: m.scaling.runs.map((r) => r.p50Ms),
+      // What the remote allows: each replica of each agent makes one call of remoteLatencyMs at a time per CONCURRENCY.
+      remoteBoundOrdersPerSecond: m.scaling.replicas.map((n) => round((n * m.scaling.agentConcurrency * 1000) / m.scaling.remoteLatencyMs)),
       remoteLatencyMs: m.scaling.remoteLatencyMs,
       agentConcurrency: m.scaling.agentConcurrency,
       inFlight: m.scaling.inFlight,

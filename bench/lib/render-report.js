@@ -50,8 +50,13 @@ function renderReport(report) {
     const rate = scaling.ordersPerSecond[i] ?? 0;
     const last = i === scaling.replicas.length - 1;
     const linear = first * (n / (scaling.replicas[0] ?? 1));
-    row(`  ${n} replica${n > 1 ? 's' : ''} of each agent`, `${fmt(rate)} orders/s`, i === 0 ? '' : `linear: ${fmt(linear)}`, last ? 'scalingLinearity' : undefined, i === 0 ? undefined : scaling.linearityPerStep[i]);
+    const bound = `remote allows ${fmt(scaling.remoteBoundOrdersPerSecond[i] ?? 0)}`;
+    row(`  ${n} replica${n > 1 ? 's' : ''} of each agent`, `${fmt(rate)} orders/s`, i === 0 ? bound : `${bound}, linear ${fmt(linear)}`, last ? 'scalingLinearity' : undefined, i === 0 ? undefined : scaling.linearityPerStep[i]);
   });
+  const firstBound = scaling.remoteBoundOrdersPerSecond[0] ?? 0;
+  if (first < 0.8 * firstBound) {
+    rows.push([`    (1 replica reached ${fmt(first)} of the ${fmt(firstBound)} orders/s the remote allows: the machine, not the remote, limits these rates)`, '', '', '', '', '']);
+  }
 
   section(`Recovery: kill -9 of ${String(recovery['killed'])} at ${String(recovery['inFlight'])} in flight (payment at ${String(recovery['remoteLatencyMs'])} ms)`);
   row('  kill → last affected order Processed', `${fmt(recovery.ms)} ms, ${recovery.affectedOrders} of ${recovery.ordersInFlightAtKill} affected`, `${fmt(recovery.completeByMs)} + ${fmt(recovery.sweepIntervalMs)} + 1,000 = ${fmt(recovery.targetMs)} ms`, 'recoveryOverTarget', ratios.recoveryOverTarget);

@@ -150,6 +150,7 @@ describe('bench buildReport', () => {
     expect(at('scaling.ordersPerSecond')).toEqual([20, 38, 70]);
     expect(at('scaling.linearity')).toBe(0.875); // 70 / (4 × 20)
     expect(at('scaling.linearityPerStep')).toEqual([1, 0.95, 0.875]);
+    expect(at('scaling.remoteBoundOrdersPerSecond')).toEqual([20, 40, 80]);
     expect(at('ratios.recoveryOverTarget')).toBe(0.929);
     expect(at('memory.peakRssMb')).toEqual({ scheduler: 120, 'agent-payment': 100, redis: 20, 'bench driver': 80 });
     // CPU of everything but the application (the bench driver): 9 s over 1000 orders = 9 ms an order, 3 a step.
@@ -179,7 +180,10 @@ describe('bench buildReport', () => {
     const text = renderReport(buildReport(measurements));
     expect(text).toMatch(/latency, 1 in flight \(submit → Processed\)\s+p50 4\.80 ms, p95 9\.60 ms, n 100\s+3 × 0\.80 ms = 2\.40 ms\s+2\.00×\s+≤ 2\.00× \(moonshot 1\.5×\)\s+met/);
     expect(text).toMatch(/throughput, 64 in flight\s+400 orders\/s, p50 150 ms\s+2,400 rt\/s ÷ 3 = 800\s+0\.50×\s+≥ 0\.50×.*met/);
-    expect(text).toMatch(/4 replicas of each agent\s+70\.0 orders\/s\s+linear: 80\.0\s+0\.88×\s+≥ 0\.90×\s+missed/);
+    expect(text).toMatch(/4 replicas of each agent\s+70\.0 orders\/s\s+remote allows 80\.0, linear 80\.0\s+0\.88×\s+≥ 0\.90×\s+missed/);
+    expect(text).not.toContain('the machine, not the remote');
+    const cpuBound = buildReport({ ...measurements, scaling: { ...measurements.scaling, runs: [loop(12, 1500), loop(13, 800), loop(13, 450)] } });
+    expect(renderReport(cpuBound)).toContain('1 replica reached 12.0 of the 20.0 orders/s the remote allows: the machine, not the remote, limits these rates');
     expect(text).toMatch(/kill → last affected order Processed\s+6,500 ms, 3 of 16 affected\s+5,000 \+ 1,000 \+ 1,000 = 7,000 ms\s+0\.93×\s+≤ 1\.00×\s+met/);
     expect(text).not.toContain('the kill caught no request');
   });
