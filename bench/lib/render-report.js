@@ -19,8 +19,9 @@ function renderReport(report) {
   const b64 = baseline.k64;
   /** @type {string[][]} */
   const rows = [['figure', 'measured', 'baseline (same run)', 'ratio', 'target', '']];
-  /** @param {string} title */
+  /** A line of its own, outside the columns: a section title or a note. @param {string} title */
   const section = (title) => rows.push([title]);
+  const note = section;
   /**
    * @param {string} figure @param {string} measured @param {string} base
    * @param {keyof typeof TARGETS | undefined} target @param {number | undefined} value
@@ -55,12 +56,12 @@ function renderReport(report) {
   });
   const firstBound = scaling.remoteBoundOrdersPerSecond[0] ?? 0;
   if (first < 0.8 * firstBound) {
-    rows.push([`    (1 replica reached ${fmt(first)} of the ${fmt(firstBound)} orders/s the remote allows: the machine, not the remote, limits these rates)`, '', '', '', '', '']);
+    note(`    (1 replica reached ${fmt(first)} of the ${fmt(firstBound)} orders/s the remote allows: the machine, not the remote, limits these rates)`);
   }
 
   section(`Recovery: kill -9 of ${String(recovery['killed'])} at ${String(recovery['inFlight'])} in flight (payment at ${String(recovery['remoteLatencyMs'])} ms)`);
   row('  kill → last affected order Processed', `${fmt(recovery.ms)} ms, ${recovery.affectedOrders} of ${recovery.ordersInFlightAtKill} affected`, `${fmt(recovery.completeByMs)} + ${fmt(recovery.sweepIntervalMs)} + 1,000 = ${fmt(recovery.targetMs)} ms`, 'recoveryOverTarget', ratios.recoveryOverTarget);
-  if (recovery.basis !== 'redispatched') rows.push(['    (the kill caught no request: the figure covers every order in flight at the kill)', '', '', '', '', '']);
+  if (recovery.basis !== 'redispatched') note('    (the kill caught no request: the figure covers every order in flight at the kill)');
 
   section('Memory and CPU per role over the 64-in-flight window (peak RSS of the largest process of the role; CPU seconds of all of them)');
   for (const [role, peak] of Object.entries(memory.peakRssMb)) {
