@@ -65,7 +65,7 @@ class ClosedLoop {
     if (this.failure) throw this.failure;
     const quiet = performance.now() - this.lastDoneAt;
     if (this.pending.size > 0 && quiet > stallMs) {
-      throw new Error(`No order finished for ${(quiet / 1000).toFixed(0)} s with ${this.pending.size} in flight; the system stopped making progress (see ${logHint})`);
+      throw new Error(`No order finished for ${(quiet / 1000).toFixed(1)} s with ${this.pending.size} in flight; the system stopped making progress (see the service logs in ${logHint})`);
     }
   }
 
