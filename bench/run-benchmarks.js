@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 // @ts-check
 'use strict';
-// `pnpm bench`: measures what the system costs next to a baseline measured in the same run on the
-// same machine, so the numbers mean something on any machine:
-//   1. raw BullMQ request/reply between this process and a responder process (1 and 64 in flight);
-//   2. the whole system as real processes running N orders (orders/s, steps/s, per-order latency);
-//   3. conditional findOneAndUpdate against the embedded MongoDB (and MONGO_URL's, when set);
-//   4. peak memory of every process during (2).
+// `pnpm bench`: what a step of the system costs next to a baseline measured in the same run on the
+// same machine, so the numbers mean something on any machine (issue 8's figures):
+//   1. baseline: raw BullMQ request/reply between this process and a responder process (1 and 64 in flight);
+//   2. the system, every service its own process in the default topology, 3-step order-fulfilment,
+//      remote-sim at zero latency: a closed loop with 1 order in flight (latency) and with 64
+//      (throughput), and the memory and CPU of every role during the 64;
+//   3. the same two loops again with `--preload` finished processes in the store (flat with history);
+//   4. recovery: kill -9 of an agent mid-run, time until every affected order is Processed;
+//   5. scaling: remote-sim at 50 ms, agents 1 → 2 → 4 replicas, orders/s for each;
+//   6. conditional findOneAndUpdate against the embedded MongoDB (and MONGO_URL's, when set).
 // It reports and never judges: exit 0 when it ran, 1 with a message when something could not
 // start or finish, 130 on Ctrl-C, always after stopping every process it started.
 
@@ -15,14 +19,23 @@ const { mkdirSync, rmSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const { join } = require('node:path');
 const { findOnPath, findWorkspaceRoot, locateEmbeddedMongoCli, serviceScript, startEmbeddedMongo, startRedis } = require('@sas/stack');
+const { orderFulfilmentV1 } = require('@sas/workflow');
+const { measureAgentRecovery } = require('./lib/agent-recovery');
+const { measureAgentScaling } = require('./lib/agent-scaling');
+const { buildReport } = require('./lib/bench-figures');
+const { BenchSystem } = require('./lib/bench-system');
 const { CleanupStack } = require('./lib/cleanup-stack');
 const { measureMongoRoundTrips } = require('./lib/mongo-round-trips');
 const { parseArgs, USAGE } = require('./lib/parse-args');
+const { preloadHistory } = require('./lib/preload-history');
+const { childPidsMatching, ProcessSampler } = require('./lib/process-sampler');
 const { measureRawRoundTrips } = require('./lib/raw-round-trips');
 const { renderReport } = require('./lib/render-report');
-const { childPidsMatching } = require('./lib/process-sampler');
-const { measureSystemOrders } = require('./lib/system-orders');
-const { preloadHistory } = require('./lib/preload-history');
+
+/** The supervisors' SWEEP_INTERVAL_MS: the benchmark leaves it at its default. */
+const SWEEP_INTERVAL_MS = 1000;
+/** Orders in flight during the recovery run: a moderate load, well below the 64 of the throughput run. */
+const RECOVERY_IN_FLIGHT = 16;
 
 /** @param {string} line */
 const say = (line) => console.log(line);
@@ -39,73 +52,102 @@ async function main(argv) {
   const runId = randomBytes(3).toString('hex');
   const startedAt = new Date().toISOString();
   const warmupMs = options.warmupSeconds * 1000;
+  const windowMs = options.windowSeconds * 1000;
   const logDir = join(os.tmpdir(), 'sas-bench', runId);
+  const began = Date.now();
+  const elapsed = () => `${((Date.now() - began) / 1000).toFixed(0)} s`;
   try {
     preflight();
-    say(`sas bench ${runId}: ${options.orders} orders; service logs in ${logDir}`);
+    say(`sas bench ${runId}${options.quick ? ' (--quick)' : ''}: service logs in ${logDir}`);
     const redis = await startRedis();
     cleanup.push('redis-server', () => redis.stop());
     say(`Redis: private redis-server at ${redis.url}`);
 
-    say(`\n[1/4] baseline: raw BullMQ request/reply, ${options.warmupSeconds} s warm-up + ${options.baselineSeconds} s per setting`);
+    say(`\n[1/6] baseline: raw BullMQ request/reply, ${options.warmupSeconds} s warm-up + ${options.baselineSeconds} s per setting`);
     const baselineRun = (/** @type {number} */ inFlight) =>
-      measureRawRoundTrips({ redisPort: redis.port, prefix: `bench-raw-${runId}`, inFlight, warmupMs, durationMs: options.baselineSeconds * 1000, say, signal: cleanup.signal });
-    const inFlight1 = await baselineRun(1);
-    say(`  1 in flight: ${inFlight1.roundTripsPerSecond} rt/s, p50 ${inFlight1.latencyMs.p50} ms, p95 ${inFlight1.latencyMs.p95} ms`);
+      measureRawRoundTrips({
+        redisPort: redis.port,
+        redisPid: () => redis.pid,
+        prefix: `bench-raw-${runId}`,
+        inFlight,
+        warmupMs,
+        durationMs: options.baselineSeconds * 1000,
+        say,
+        signal: cleanup.signal,
+      });
+    const k1 = await baselineRun(1);
+    say(`  1 in flight: ${k1.roundTripsPerSecond} rt/s, p50 ${k1.latencyMs.p50} ms, p95 ${k1.latencyMs.p95} ms`);
     cleanup.throwIfInterrupted();
-    const inFlight64 = await baselineRun(64);
-    say(`  64 in flight: ${inFlight64.roundTripsPerSecond} rt/s, p50 ${inFlight64.latencyMs.p50} ms, p95 ${inFlight64.latencyMs.p95} ms`);
+    const k64 = await baselineRun(64);
+    say(`  64 in flight: ${k64.roundTripsPerSecond} rt/s, p50 ${k64.latencyMs.p50} ms; ${k64.cpuMsPerRoundTrip} ms CPU per round trip`);
 
     cleanup.throwIfInterrupted();
     // The system always runs on the embedded server, whatever MONGO_URL says: it is what CI and the
     // demo use on machines like this one, and its memory belongs in the table. MONGO_URL only adds
-    // a comparison in phase 3.
+    // a comparison in phase 6.
     const mongo = await startEmbeddedMongo({ reason: 'the benchmark measures the embedded server' });
     cleanup.push('the embedded MongoDB', () => mongo.stop());
     const cli = locateEmbeddedMongoCli();
     const mongoPid = () => childPidsMatching(process.pid, cli)[0];
     say(`MongoDB: embedded server at ${mongo.url} (pid ${String(mongoPid() ?? 'unknown')})`);
-
-    say(`\n[2/4] system: ${options.orders} orders end to end (and [4/4] memory: every process's RSS every 200 ms)`);
-    const systemResult = await measureSystemOrders({
-      redis: { url: redis.url, port: redis.port, pid: () => redis.pid },
+    const systemOptions = {
+      redis: { url: redis.url, pid: () => redis.pid },
       mongo: { url: mongo.url, kind: mongo.kind, pid: mongoPid },
-      runId,
-      orders: options.orders,
-      timeoutMs: options.systemTimeoutSeconds * 1000,
-      logDir,
+      stallMs: options.stallSeconds * 1000,
       say,
       cleanup,
-    });
-    say(`  ${systemResult.ordersPerSecond} orders/s, ${systemResult.stepsPerSecond} steps/s, per-order p50 ${systemResult.latencyMs.p50} ms, p95 ${systemResult.latencyMs.p95} ms`);
+    };
 
-    cleanup.throwIfInterrupted();
-    /** @type {{ preload: import('./lib/preload-history').PreloadResult, system: import('./lib/system-orders').SystemOrdersResult } | undefined} */
+    say(`\n[2/6] system, default topology, remote-sim at zero latency (${elapsed()} so far)`);
+    const bench = await BenchSystem.start({ ...systemOptions, name: `bench-${runId}`, logDir });
+    const topology = describeTopology(bench);
+    say(`  ${topology}`);
+    if (options.systemWarmupOrders > 0) {
+      const warm = await bench.warmUp({ orders: options.systemWarmupOrders, inFlight: 64 });
+      say(`  warmed up: ${warm.orders} orders in ${warm.seconds} s, unmeasured`);
+    }
+    /** @param {string} label @param {number} inFlight @param {ProcessSampler} [sampler] */
+    const loop = (label, inFlight, sampler) => bench.closedLoop({ label, inFlight, warmupMs, durationMs: windowMs, sampler });
+    const sasK1 = await loop('1 in flight', 1);
+    say(`  1 in flight: p50 ${sasK1.p50Ms} ms, p95 ${sasK1.p95Ms} ms (submit → Processed event); ${sasK1.completed} orders`);
+    const sampler = new ProcessSampler(bench.sampledProcesses());
+    const sasK64 = await loop('64 in flight', 64, sampler);
+    const roles = sampler.peaksByRole();
+    say(`  64 in flight: ${sasK64.ordersPerSecond} orders/s, p50 ${sasK64.p50Ms} ms, p95 ${sasK64.p95Ms} ms`);
+
+    /** @type {import('./lib/bench-figures').Measurements['preload']} */
     let preloaded;
     if (options.preload > 0) {
-      // Issue 8's "flat with history": the same orders again, into a database that already holds
-      // a week of finished processes; the ratios to the empty-store run should stay near 1.
-      const preloadRunId = `${runId}p`;
-      say(`\n[2b/4] flat with history: ${options.preload.toLocaleString('en-US')} finished processes preloaded, then the same ${options.orders} orders`);
-      const preload = await preloadHistory({ url: mongo.url, dbName: `bench-${preloadRunId}`, processes: options.preload, say });
-      const system = await measureSystemOrders({
-        redis: { url: redis.url, port: redis.port, pid: () => redis.pid },
-        mongo: { url: mongo.url, kind: mongo.kind, pid: mongoPid },
-        runId: preloadRunId,
-        orders: options.orders,
-        timeoutMs: options.systemTimeoutSeconds * 1000,
-        logDir: join(logDir, 'preloaded'),
-        say,
-        cleanup,
-      });
-      say(`  ${system.ordersPerSecond} orders/s, per-order p50 ${system.latencyMs.p50} ms, p95 ${system.latencyMs.p95} ms (empty store: ${systemResult.ordersPerSecond} orders/s, p50 ${systemResult.latencyMs.p50} ms)`);
-      preloaded = { preload, system };
+      cleanup.throwIfInterrupted();
+      // Issue 8's "flat with history": the same loops again, into the database the services use,
+      // now holding a week of finished processes; the ratios to the runs above should stay near 1.
+      say(`\n[3/6] flat with history: ${options.preload.toLocaleString('en-US')} finished processes stored, then the same runs (${elapsed()} so far)`);
+      const preload = await preloadHistory({ url: mongo.url, dbName: bench.dbName, processes: options.preload, say });
+      const pk1 = await loop('1 in flight, preloaded', 1);
+      say(`  1 in flight: p50 ${pk1.p50Ms} ms (empty store: ${sasK1.p50Ms} ms)`);
+      const pk64 = await loop('64 in flight, preloaded', 64);
+      say(`  64 in flight: ${pk64.ordersPerSecond} orders/s (empty store: ${sasK64.ordersPerSecond})`);
+      preloaded = { ...preload, k1: pk1, k64: pk64 };
+    } else {
+      say('\n[3/6] flat with history: skipped (--preload 0)');
     }
 
     cleanup.throwIfInterrupted();
-    say(`\n[3/4] MongoDB: conditional findOneAndUpdate, ${options.warmupSeconds} s warm-up + ${options.mongoSeconds} s per setting`);
+    const completeByMs = orderFulfilmentV1.steps.find((s) => s.agent === 'payment')?.completeByMs ?? 0;
+    say(`\n[4/6] recovery: kill -9 of an agent at ${RECOVERY_IN_FLIGHT} in flight (${elapsed()} so far)`);
+    const recovery = await measureAgentRecovery({ bench, inFlight: RECOVERY_IN_FLIGHT, warmupMs: Math.max(warmupMs, 1000), completeByMs, sweepIntervalMs: SWEEP_INTERVAL_MS, say, signal: cleanup.signal });
+    say(`  ${recovery.ms} ms from the kill until the last of ${recovery.affectedOrders} affected orders was Processed (target ${recovery.targetMs} ms)`);
+
+    cleanup.throwIfInterrupted();
+    say(`\n[5/6] scaling: remote-sim at 50 ms, agents 1 → 2 → 4 replicas, on the same system (${elapsed()} so far)`);
+    const scaling = await measureAgentScaling({ bench, warmupMs, durationMs: options.scalingSeconds * 1000, say });
+    say('  stopping the system ...');
+    await bench.stop();
+
+    cleanup.throwIfInterrupted();
+    say(`\n[6/6] MongoDB: conditional findOneAndUpdate, ${options.mongoSeconds} s per setting (${elapsed()} so far)`);
     const mongoRun = (/** @type {string} */ url, /** @type {string} */ target, /** @type {number} */ inFlight) =>
-      measureMongoRoundTrips({ url, target, dbName: `bench-mongo-${runId}`, inFlight, warmupMs, durationMs: options.mongoSeconds * 1000, signal: cleanup.signal });
+      measureMongoRoundTrips({ url, target, dbName: `bench-mongo-${runId}`, inFlight, warmupMs: Math.min(warmupMs, 1000), durationMs: options.mongoSeconds * 1000, signal: cleanup.signal });
     const embedded = [];
     for (const inFlight of [1, 64]) {
       const r = await mongoRun(mongo.url, 'embedded', inFlight);
@@ -126,38 +168,21 @@ async function main(argv) {
       say('  (set MONGO_URL to compare with a real MongoDB)');
     }
 
-    const { memoryByRole, ...systemNumbers } = systemResult;
-    const memory = Object.fromEntries(
-      Object.entries(memoryByRole).map(([role, m]) => [
-        role,
-        { ...m, peakPerResponder: inFlight64.responderPeakKb > 0 ? Math.round((m.peakKb / inFlight64.responderPeakKb) * 100) / 100 : 0 },
-      ]),
-    );
     const cpus = os.cpus();
-    const report = {
+    const report = buildReport({
       startedAt,
       machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim() ?? 'unknown', memoryMb: Math.round(os.totalmem() / 2 ** 20), node: process.version, platform: `${os.platform()} ${os.release()}` },
       options: { ...options, help: undefined },
-      baseline: { inFlight1, inFlight64 },
-      system: {
-        ...systemNumbers,
-        mongo: mongo.kind,
-        stepsPerBaselineRoundTrip: Math.round((systemResult.stepsPerSecond / inFlight64.roundTripsPerSecond) * 1000) / 1000,
-      },
+      topology,
+      baseline: { k1, k64 },
+      sas: { k1: sasK1, k64: sasK64 },
+      roles,
+      preload: preloaded,
+      scaling,
+      recovery,
       mongo: { embedded, ...(external ? { external } : {}) },
-      memory,
-      ...(preloaded
-        ? {
-            preload: { ...preloaded.preload, system: (({ memoryByRole: _unused, ...numbers }) => numbers)(preloaded.system) },
-            ratios: {
-              preloadedLatency: ratioOf(preloaded.system.latencyMs.p50, systemResult.latencyMs.p50),
-              preloadedLatencyP95: ratioOf(preloaded.system.latencyMs.p95, systemResult.latencyMs.p95),
-              preloadedThroughput: ratioOf(preloaded.system.ordersPerSecond, systemResult.ordersPerSecond),
-            },
-          }
-        : {}),
-    };
-    say('\nstopping ...');
+    });
+    say(`\nstopping ... (${elapsed()} in all)`);
     await cleanup.runAll();
 
     const resultsDir = join(__dirname, 'results');
@@ -178,9 +203,19 @@ async function main(argv) {
   }
 }
 
-/** a ÷ b to three decimals (0 when b is 0). @param {number} a @param {number} b */
-function ratioOf(a, b) {
-  return b > 0 ? Math.round((a / b) * 1000) / 1000 : 0;
+/**
+ * The system's processes in words, e.g. `10 processes: remote-sim, 1 agent-inventory, ...`.
+ * @param {BenchSystem} bench
+ */
+function describeTopology(bench) {
+  /** @type {Map<string, number>} */
+  const counts = new Map();
+  for (const p of bench.system.all) {
+    const role = p.name.replace(/-\d+$/, '');
+    counts.set(role, (counts.get(role) ?? 0) + 1);
+  }
+  const parts = [...counts].map(([role, n]) => `${n} ${role}`);
+  return `${bench.system.all.length} service processes (${parts.join(', ')}), embedded MongoDB and Redis each their own process`;
 }
 
 /**

@@ -3,42 +3,50 @@
 
 /**
  * @typedef {object} BenchOptions
- * @property {number} orders orders submitted at once in the system benchmark
  * @property {number} baselineSeconds measured window of each raw BullMQ configuration
- * @property {number} warmupSeconds unmeasured lead-in before each window (connections, JIT)
+ * @property {number} warmupSeconds unmeasured lead-in before each window (connections, JIT, queues filling)
+ * @property {number} windowSeconds measured window of each closed-loop run of the system (1 and 64 in flight)
+ * @property {number} scalingSeconds measured window of each replica count of the scaling run
  * @property {number} mongoSeconds measured window of each findOneAndUpdate configuration
- * @property {number} systemTimeoutSeconds how long the system may take before the run is called failed
- * @property {number} preload finished processes (with their history) stored before the second system run; 0 skips it
- * @property {boolean} quick shorter windows, fewer orders and a smaller preload, for a before/after check
+ * @property {number} systemWarmupOrders orders run through a fresh system, unmeasured, before its first figure
+ * @property {number} stallSeconds a run fails when no order finished for this long
+ * @property {number} preload finished processes (with their history) stored before the runs are repeated; 0 skips them
+ * @property {boolean} quick shorter windows and a smaller preload, for a before/after check
  * @property {boolean} help print usage and exit
  */
 
-/** Defaults chosen so a full run stays within a few minutes on a 2-core machine (the preload takes most). */
+/** Defaults chosen so a full run stays within about 3 minutes on a 2-core machine. */
 const DEFAULTS = Object.freeze({
-  orders: 300,
-  baselineSeconds: 5,
-  warmupSeconds: 1,
-  mongoSeconds: 3,
-  systemTimeoutSeconds: 90,
+  baselineSeconds: 3,
+  warmupSeconds: 2,
+  windowSeconds: 8,
+  scalingSeconds: 6,
+  mongoSeconds: 2,
+  systemWarmupOrders: 1000,
+  stallSeconds: 30,
   preload: 100_000,
   quick: false,
   help: false,
 });
 
 /** What `--quick` changes (flags given explicitly still win). */
-const QUICK = Object.freeze({ orders: 100, baselineSeconds: 2, mongoSeconds: 1, preload: 10_000 });
+const QUICK = Object.freeze({ baselineSeconds: 1, warmupSeconds: 1, windowSeconds: 2, scalingSeconds: 2, mongoSeconds: 0.5, systemWarmupOrders: 200, preload: 5_000 });
 
 /** Printed by `--help` and after a bad argument. */
 const USAGE = `usage: node bench/run-benchmarks.js [options]   (or: pnpm bench -- [options])
 
-  --orders N             orders submitted at once to the whole system (default ${DEFAULTS.orders})
   --baseline-seconds S   measured window of each raw BullMQ request/reply run (default ${DEFAULTS.baselineSeconds})
   --warmup-seconds S     unmeasured warm-up before each window (default ${DEFAULTS.warmupSeconds})
+  --window-seconds S     measured window of each closed-loop run, 1 and 64 orders in flight (default ${DEFAULTS.windowSeconds})
+  --scaling-seconds S    measured window of each agent replica count (1, 2, 4) (default ${DEFAULTS.scalingSeconds})
   --mongo-seconds S      measured window of each findOneAndUpdate run (default ${DEFAULTS.mongoSeconds})
-  --system-timeout S     give up on the orders after S seconds (default ${DEFAULTS.systemTimeoutSeconds})
-  --preload N            finished processes with history stored before a second system run, to show the
-                         cost stays flat as history grows; 0 skips that run (default ${DEFAULTS.preload})
-  --quick                ${QUICK.orders} orders, ${QUICK.baselineSeconds} s / ${QUICK.mongoSeconds} s windows, preload ${QUICK.preload} (explicit flags win)
+  --system-warmup N      orders run through the fresh system, unmeasured, before its first figure: its
+                         processes get faster for their first few hundred orders (default ${DEFAULTS.systemWarmupOrders})
+  --stall-seconds S      a run fails when no order finished for S seconds (default ${DEFAULTS.stallSeconds})
+  --preload N            finished processes with history stored before the 1 and 64 in-flight runs are
+                         repeated, to show the cost stays flat as history grows; 0 skips it (default ${DEFAULTS.preload})
+  --quick                ${QUICK.warmupSeconds} s warm-up, ${QUICK.windowSeconds} s windows, ${QUICK.systemWarmupOrders} warm-up orders, preload ${QUICK.preload}
+                         (explicit flags win)
   --help                 this text
 
 Set MONGO_URL to also measure findOneAndUpdate against that real MongoDB (as a ratio).
@@ -46,16 +54,18 @@ Results: a table on stdout and bench/results/latest.json.`;
 
 /** @type {Record<string, keyof BenchOptions>} */
 const FLAGS = {
-  '--orders': 'orders',
   '--baseline-seconds': 'baselineSeconds',
   '--warmup-seconds': 'warmupSeconds',
+  '--window-seconds': 'windowSeconds',
+  '--scaling-seconds': 'scalingSeconds',
   '--mongo-seconds': 'mongoSeconds',
-  '--system-timeout': 'systemTimeoutSeconds',
+  '--system-warmup': 'systemWarmupOrders',
+  '--stall-seconds': 'stallSeconds',
   '--preload': 'preload',
 };
 
 /**
- * Parses the command line (`--orders 500` or `--orders=500`). Throws an error naming the bad
+ * Parses the command line (`--preload 500` or `--preload=500`). Throws an error naming the bad
  * argument and what was expected, so a typo fails before anything is started.
  *
  * @param {readonly string[]} argv arguments after the script name
@@ -68,7 +78,7 @@ function parseArgs(argv) {
   const given = new Set();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
-    if (arg === '--') continue; // `pnpm bench -- --orders 10` may pass the separator through
+    if (arg === '--') continue; // `pnpm bench -- --quick` may pass the separator through
     if (arg === '--help' || arg === '-h') {
       options.help = true;
       continue;
@@ -83,10 +93,10 @@ function parseArgs(argv) {
     if (key === undefined) throw new Error(`Unknown argument '${arg}'.\n${USAGE}`);
     const raw = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
     const value = Number(raw);
-    const integer = key === 'orders' || key === 'preload';
-    const zeroAllowed = key === 'preload';
+    const integer = key === 'preload' || key === 'systemWarmupOrders';
+    const zeroAllowed = key === 'preload' || key === 'systemWarmupOrders';
     if (raw === undefined || raw === '' || !Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed) || (integer && !Number.isInteger(value))) {
-      const what = zeroAllowed ? 'whole number (0 or more)' : integer ? 'positive whole number' : 'positive number';
+      const what = zeroAllowed ? 'whole number (0 or more)' : 'positive number';
       throw new Error(`${flag} needs a ${what} (got '${String(raw)}').\n${USAGE}`);
     }
     /** @type {Record<string, number | boolean>} */ (/** @type {unknown} */ (options))[key] = value;

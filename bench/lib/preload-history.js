@@ -41,7 +41,9 @@ async function preloadHistory({ url, dbName, processes, say }) {
     const now = Date.now();
     let nextReport = 0;
     for (let start = 0; start < processes; start += BATCH) {
+      /** @type {Record<string, unknown>[]} */
       const docs = [];
+      /** @type {Record<string, unknown>[]} */
       const history = [];
       for (let i = start; i < Math.min(processes, start + BATCH); i++) {
         // Spread over the last six days, so every deleteTime (updatedAt + 7 days) lies ahead.

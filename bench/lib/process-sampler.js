@@ -166,4 +166,4 @@ function childPidsMatching(parentPid, needle) {
   return pids;
 }
 
-module.exports = { ProcessSampler, readRssKb, readCpuTicks, childPidsMatching };
+module.exports = { ProcessSampler, readRssKb, readCpuTicks, childPidsMatching, TICKS_PER_SECOND };

@@ -6,7 +6,7 @@ const { performance } = require('node:perf_hooks');
 const { Queue, Worker } = require('bullmq');
 const { ManagedProcess } = require('@sas/stack');
 const { latencyStats, round } = require('./latency-stats');
-const { ProcessSampler } = require('./process-sampler');
+const { ProcessSampler, TICKS_PER_SECOND } = require('./process-sampler');
 const { waitUntil } = require('./wait-until');
 
 /**
@@ -17,11 +17,13 @@ const { waitUntil } = require('./wait-until');
  * @property {number} roundTripsPerSecond replies received in the window per second
  * @property {import('./latency-stats').LatencyStats} latencyMs send → reply, for replies in the window
  * @property {number} responderPeakKb peak VmRSS of the responder: what a bare BullMQ worker process costs
+ * @property {number} cpuMsPerRoundTrip CPU time of the responder, Redis and this process over the window, per round trip
  */
 
 /**
  * @typedef {object} RoundTripOptions
  * @property {number} redisPort the private Redis
+ * @property {() => number | undefined} redisPid its process, whose CPU a round trip also costs
  * @property {string} prefix BullMQ key prefix, unique to this run
  * @property {number} inFlight
  * @property {number} warmupMs
@@ -40,7 +42,7 @@ const { waitUntil } = require('./wait-until');
  * @returns {Promise<RoundTripResult>}
  */
 async function measureRawRoundTrips(options) {
-  const { redisPort, prefix, inFlight, warmupMs, durationMs, say, signal } = options;
+  const { redisPort, redisPid, prefix, inFlight, warmupMs, durationMs, say, signal } = options;
   const connection = { host: '127.0.0.1', port: redisPort };
   const requestQueue = `bench.raw.${inFlight}.requests`;
   const replyQueue = `bench.raw.${inFlight}.replies`;
@@ -90,7 +92,14 @@ async function measureRawRoundTrips(options) {
   replies.on('error', (error) => {
     failure ??= error;
   });
-  const memory = new ProcessSampler([{ name: 'responder', role: 'responder', pid: () => responder.pid }]);
+  // Sampled over the measured window only, so CPU divides by the round trips of that window. This
+  // process counts: it plays the scheduler's part (sends requests, consumes replies).
+  const sampler = new ProcessSampler([
+    { name: 'responder', role: 'responder', pid: () => responder.pid },
+    { name: 'redis', role: 'redis', pid: redisPid },
+    { name: 'requester', role: 'requester', pid: () => process.pid },
+  ]);
+  let sampling = false;
   try {
     await responder.start();
     await responder.waitForLine((l) => l.json?.['event'] === 'ready', 15_000, 'the responder to be ready');
@@ -98,7 +107,6 @@ async function measureRawRoundTrips(options) {
     void replies.run();
     await replies.waitUntilReady();
 
-    memory.start();
     const t0 = performance.now();
     const windowStart = t0 + warmupMs;
     const windowEnd = windowStart + durationMs;
@@ -107,6 +115,10 @@ async function measureRawRoundTrips(options) {
     await waitUntil(() => {
       if (failure) throw failure;
       const now = performance.now();
+      if (!sampling && now >= windowStart) {
+        sampler.start();
+        sampling = true;
+      }
       if (now - lastReport >= 2000) {
         lastReport = now;
         say(`  ${inFlight} in flight: ${((now - t0) / 1000).toFixed(0)}/${((warmupMs + durationMs) / 1000).toFixed(0)} s, ${samples.length / 2} round trips`);
@@ -114,6 +126,7 @@ async function measureRawRoundTrips(options) {
       return now >= windowEnd;
     }, { timeoutMs: warmupMs + durationMs + 10_000, intervalMs: 50, description: 'the measured window to end', signal });
     sending = false;
+    const used = sampler.stop();
     await waitUntil(() => pending.size === 0, {
       timeoutMs: 10_000,
       intervalMs: 20,
@@ -127,19 +140,21 @@ async function measureRawRoundTrips(options) {
       const end = samples[i] ?? 0;
       if (end >= windowStart && end <= windowEnd) latencies.push(samples[i + 1] ?? 0);
     }
+    const cpuTicks = used.reduce((sum, p) => sum + (p.lastCpuTicks - p.firstCpuTicks), 0);
     return {
       inFlight,
       workerConcurrency: inFlight,
       windowSeconds: durationMs / 1000,
       roundTripsPerSecond: round(latencies.length / (durationMs / 1000)),
       latencyMs: latencyStats(latencies),
-      responderPeakKb: memory.stop()[0]?.peakKb ?? 0,
+      responderPeakKb: used.find((p) => p.name === 'responder')?.peakKb ?? 0,
+      cpuMsPerRoundTrip: latencies.length > 0 ? round((cpuTicks * (1000 / TICKS_PER_SECOND)) / latencies.length) : 0,
     };
   } catch (error) {
     const lines = responder.describeLastLines(10);
     throw new Error(`Raw BullMQ round trips at ${inFlight} in flight failed: ${error instanceof Error ? error.message : String(error)}\nResponder output:\n${lines}`, { cause: error });
   } finally {
-    memory.stop();
+    sampler.stop();
     sending = false;
     await Promise.allSettled([replies.close(), requests.close(), responder.stop(3000)]);
   }

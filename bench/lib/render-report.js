@@ -1,76 +1,100 @@
 // @ts-check
 'use strict';
 
-/**
- * @typedef {object} BenchReport
- * @property {string} startedAt ISO time the run began
- * @property {{ cpus: number, cpuModel: string, memoryMb: number, node: string, platform: string }} machine
- * @property {Omit<import('./parse-args').BenchOptions, 'help'> & { help?: undefined }} options
- * @property {{ inFlight1: import('./raw-round-trips').RoundTripResult, inFlight64: import('./raw-round-trips').RoundTripResult }} baseline
- * @property {Omit<import('./system-orders').SystemOrdersResult, 'memoryByRole'> & { stepsPerBaselineRoundTrip: number, mongo: string }} system
- * @property {{ embedded: import('./mongo-round-trips').MongoRoundTripResult[], external?: import('./mongo-round-trips').MongoRoundTripResult[] }} mongo
- * @property {Record<string, import('./process-sampler').RolePeak & { peakPerResponder: number }>} memory
- * @property {import('./preload-history').PreloadResult & { system: Omit<import('./system-orders').SystemOrdersResult, 'memoryByRole'> }} [preload] the run over a preloaded history
- * @property {{ preloadedLatency: number, preloadedLatencyP95: number, preloadedThroughput: number }} [ratios] preloaded run ÷ empty-store run
- */
+const { STEPS_PER_ORDER, TARGETS, verdict } = require('./bench-figures');
+
+/** @typedef {ReturnType<typeof import('./bench-figures').buildReport>} BenchReport */
 
 /**
- * The final table: one row per measurement, each with its rate, its latency and its ratio to the
- * baseline of the same run. Plain fixed-width text, so it reads the same in a terminal, a CI log
- * and the README.
+ * The final table: one row per figure, with the baseline it is compared with (measured in the
+ * same run), the ratio, issue 8's target for that ratio and whether it was met. Plain
+ * fixed-width text, so it reads the same in a terminal, a CI log and the README.
  *
  * @param {BenchReport} report
  * @returns {string}
  */
 function renderReport(report) {
-  const { baseline, system, mongo, memory, machine } = report;
-  const b1 = baseline.inFlight1;
-  const b64 = baseline.inFlight64;
+  const { baseline, sas, preload, scaling, recovery, memory, mongo, ratios, machine } = report;
+  const b1 = baseline.k1;
+  const b64 = baseline.k64;
   /** @type {string[][]} */
-  const rows = [['measurement', 'rate', 'p50 ms', 'p95 ms', 'ratio to baseline']];
-  /** @param {string} title */
-  const section = (title) => rows.push([title, '', '', '', '']);
-  section('Baseline: raw BullMQ request/reply (responder process)');
-  rows.push(['  1 in flight', `${fmt(b1.roundTripsPerSecond)} rt/s`, ms(b1.latencyMs.p50), ms(b1.latencyMs.p95), '1.00 (baseline)']);
-  rows.push(['  64 in flight', `${fmt(b64.roundTripsPerSecond)} rt/s`, ms(b64.latencyMs.p50), ms(b64.latencyMs.p95), `${ratio(b64.roundTripsPerSecond, b1.roundTripsPerSecond)} of 1 in flight`]);
-  section(`System: ${system.orders} orders end to end (${system.processes} processes, ${system.mongo} MongoDB)`);
-  rows.push(['  orders', `${fmt(system.ordersPerSecond)} orders/s`, '', '', '']);
-  rows.push(['  steps (3 per order)', `${fmt(system.stepsPerSecond)} steps/s`, '', '', `${ratio(system.stepsPerSecond, b64.roundTripsPerSecond)} of rt/s @64`]);
-  rows.push(['  per order: created → Processed', '', ms(system.latencyMs.p50), ms(system.latencyMs.p95), '']);
-  rows.push(['  per order: submitted → Processed', '', ms(system.submitToProcessedMs.p50), ms(system.submitToProcessedMs.p95), '']);
-  const { preload, ratios } = report;
-  if (preload && ratios) {
-    const p = preload.system;
-    section(`Flat with history: ${fmt(preload.processes)} finished processes + ${fmt(preload.events)} history entries preloaded (${preload.seconds} s), same orders again`);
-    rows.push(['  orders', `${fmt(p.ordersPerSecond)} orders/s`, '', '', `${ratios.preloadedThroughput.toFixed(2)}× of empty store`]);
-    rows.push(['  per order: created → Processed', '', ms(p.latencyMs.p50), ms(p.latencyMs.p95), `p50 ${ratios.preloadedLatency.toFixed(2)}×, p95 ${ratios.preloadedLatencyP95.toFixed(2)}× of empty store`]);
-  }
-  section('MongoDB: conditional findOneAndUpdate (official driver)');
-  for (const r of [...mongo.embedded, ...(mongo.external ?? [])]) {
-    const sameInFlight = r.inFlight === 1 ? b1 : b64;
-    const embedded = mongo.embedded.find((e) => e.inFlight === r.inFlight);
-    const vs = r.target === 'embedded' || !embedded
-      ? `${ratio(r.roundTripsPerSecond, sameInFlight.roundTripsPerSecond)} of BullMQ rt/s @${r.inFlight}`
-      : `embedded = ${ratio(embedded.roundTripsPerSecond, r.roundTripsPerSecond)} of this`;
-    rows.push([`  ${r.target}, ${r.inFlight} in flight`, `${fmt(r.roundTripsPerSecond)} ops/s`, ms(r.latencyMs.p50), ms(r.latencyMs.p95), vs]);
-  }
-  section('Memory: RSS per role during the orders (at rest → peak; CPU seconds used, all processes of the role)');
-  for (const [role, m] of Object.entries(memory)) {
-    const count = m.processes > 1 ? ` (max of ${m.processes})` : '';
-    rows.push([`  ${role}${count}`, `${mb(m.restKb)} → ${mb(m.peakKb)} MB`, '', '', `${m.peakPerResponder.toFixed(2)} of a bare worker; cpu ${m.cpuSeconds.toFixed(1)} s`]);
-  }
-  rows.push([`  bare BullMQ worker (responder @64)`, `${mb(b64.responderPeakKb)} MB`, '', '', '1.00 (baseline)']);
+  const rows = [['figure', 'measured', 'baseline (same run)', 'ratio', 'target', '']];
+  /** A line of its own, outside the columns: a section title or a note. @param {string} title */
+  const section = (title) => rows.push([title]);
+  const note = section;
+  /**
+   * @param {string} figure @param {string} measured @param {string} base
+   * @param {keyof typeof TARGETS | undefined} target @param {number | undefined} value
+   */
+  const row = (figure, measured, base, target, value) =>
+    rows.push([figure, measured, base, value === undefined ? '' : `${value.toFixed(2)}×`, target ? describeTarget(target) : '', target ? verdict(target, value) : '']);
 
-  /** @param {string[]} r @param {number} i */
-  const isSection = (r, i) => i > 0 && r.slice(1).every((c) => c === '');
-  const cells = rows.filter((r, i) => !isSection(r, i));
-  const widths = rows[0]?.map((_, col) => Math.max(...cells.map((r) => (r[col] ?? '').length))) ?? [];
-  const lines = rows.map((r, i) => {
-    if (isSection(r, i)) return r[0] ?? '';
-    return r.map((c, col) => (col === 0 || col === 4 ? c.padEnd(widths[col] ?? 0) : c.padStart(widths[col] ?? 0))).join('  ').trimEnd();
+  section(`Baseline: raw BullMQ request/reply to a responder process`);
+  row('  1 in flight', `p50 ${ms(b1.p50Ms)}, p95 ${ms(b1.p95Ms)}`, '', undefined, undefined);
+  row('  64 in flight', `${fmt(b64.roundTripsPerSecond)} rt/s, CPU ${ms(b64.cpuMsPerRoundTrip)}/rt`, '', undefined, undefined);
+
+  section(`System: ${report.topology}; 3-step order-fulfilment, remote-sim at zero latency`);
+  row('  latency, 1 in flight (submit → Processed)', `p50 ${ms(sas.k1.p50Ms)}, p95 ${ms(sas.k1.p95Ms)}, n ${sas.k1.completed}`, `3 × ${ms(b1.p50Ms)} = ${ms(STEPS_PER_ORDER * b1.p50Ms)}`, 'latencyOverheadK1', ratios.latencyOverheadK1);
+  row('    stored createdAt → updatedAt', `p50 ${ms(sas.k1.storeLatencyMs.p50)}`, '', undefined, undefined);
+  row('  throughput, 64 in flight', `${fmt(sas.k64.ordersPerSecond)} orders/s, p50 ${ms(sas.k64.p50Ms)}`, `${fmt(b64.roundTripsPerSecond)} rt/s ÷ 3 = ${fmt(b64.roundTripsPerSecond / STEPS_PER_ORDER)}`, 'throughputEfficiencyK64', ratios.throughputEfficiencyK64);
+  row('  CPU per step, all processes but the driver', ms(sas.k64.cpuMsPerStep), `${ms(b64.cpuMsPerRoundTrip)} per round trip`, undefined, ratios.cpuPerStepOverRoundTrip);
+
+  if ('k1' in preload && preload.k1 && 'k64' in preload && preload.k64) {
+    section(`Flat with history: ${fmt(preload.processes)} finished processes + ${fmt(preload.events ?? 0)} history entries stored (${preload.seconds ?? 0} s)`);
+    row('  latency, 1 in flight', `p50 ${ms(preload.k1.p50Ms)}`, `empty store ${ms(sas.k1.p50Ms)}`, 'preloadedLatency', ratios.preloadedLatency);
+    row('  throughput, 64 in flight', `${fmt(preload.k64.ordersPerSecond)} orders/s`, `empty store ${fmt(sas.k64.ordersPerSecond)}`, 'preloadedThroughput', ratios.preloadedThroughput);
+  }
+
+  section(`Scaling: remote-sim at ${scaling.remoteLatencyMs} ms, agent CONCURRENCY ${scaling.agentConcurrency}, ${scaling.inFlight} in flight`);
+  const first = scaling.ordersPerSecond[0] ?? 0;
+  scaling.replicas.forEach((n, i) => {
+    const rate = scaling.ordersPerSecond[i] ?? 0;
+    const last = i === scaling.replicas.length - 1;
+    const linear = first * (n / (scaling.replicas[0] ?? 1));
+    const bound = `remote allows ${fmt(scaling.remoteBoundOrdersPerSecond[i] ?? 0)}`;
+    row(`  ${n} replica${n > 1 ? 's' : ''} of each agent`, `${fmt(rate)} orders/s`, i === 0 ? bound : `${bound}, linear ${fmt(linear)}`, last ? 'scalingLinearity' : undefined, i === 0 ? undefined : scaling.linearityPerStep[i]);
   });
+  const firstBound = scaling.remoteBoundOrdersPerSecond[0] ?? 0;
+  if (first < 0.8 * firstBound) {
+    note(`    (1 replica reached ${fmt(first)} of the ${fmt(firstBound)} orders/s the remote allows: the machine, not the remote, limits these rates)`);
+  }
+
+  section(`Recovery: kill -9 of ${String(recovery['killed'])} at ${String(recovery['inFlight'])} in flight (payment at ${String(recovery['remoteLatencyMs'])} ms)`);
+  row('  kill → last affected order Processed', `${fmt(recovery.ms)} ms, ${recovery.affectedOrders} of ${recovery.ordersInFlightAtKill} affected`, `${fmt(recovery.completeByMs)} + ${fmt(recovery.sweepIntervalMs)} + 1,000 = ${fmt(recovery.targetMs)} ms`, 'recoveryOverTarget', ratios.recoveryOverTarget);
+  if (recovery.basis !== 'redispatched') note('    (the kill caught no request: the figure covers every order in flight at the kill)');
+
+  section('Memory and CPU per role over the 64-in-flight window (peak RSS of the largest process of the role; CPU seconds of all of them)');
+  for (const [role, peak] of Object.entries(memory.peakRssMb)) {
+    const count = (memory.processes[role] ?? 1) > 1 ? ` (${memory.processes[role]} processes)` : '';
+    const service = role !== 'redis' && role !== 'bench driver' && !role.startsWith('mongodb');
+    const cpu = `${(memory.cpuSeconds[role] ?? 0).toFixed(1)} s CPU`;
+    rows.push([`  ${role}${count}`, `${memory.restRssMb[role] ?? 0} → ${peak} MB, ${cpu}`, service ? `bare worker ${b64.responderPeakRssMb} MB` : '', '', service ? describeTarget('peakRssMb') : '', service ? verdict('peakRssMb', peak) : '']);
+  }
+
+  section('MongoDB: conditional findOneAndUpdate (official driver)');
+  const mongoRuns = /** @type {{ target: string, inFlight: number, roundTripsPerSecond: number, latencyMs: { p50: number } }[]} */ ([
+    ...(/** @type {unknown[]} */ (mongo['embedded'] ?? [])),
+    ...(/** @type {unknown[]} */ (mongo['external'] ?? [])),
+  ]);
+  for (const r of mongoRuns) {
+    rows.push([`  ${r.target}, ${r.inFlight} in flight`, `${fmt(r.roundTripsPerSecond)} ops/s, p50 ${ms(r.latencyMs.p50)}`, '', '', '', '']);
+  }
+
+  const isSection = (/** @type {string[]} */ r) => r.length === 1;
+  const cells = rows.filter((r) => !isSection(r));
+  const widths = (rows[0] ?? []).map((_, col) => Math.max(...cells.map((r) => (r[col] ?? '').length)));
+  const lines = rows.map((r) => (isSection(r) ? (r[0] ?? '') : r.map((c, col) => c.padEnd(widths[col] ?? 0)).join('  ').trimEnd()));
   const header = `sas benchmarks, ${report.startedAt}: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryMb} MB, node ${machine.node}`;
   return [header, '', ...lines].join('\n');
+}
+
+/** @param {keyof typeof TARGETS} name */
+function describeTarget(name) {
+  /** @type {{ atMost?: number, atLeast?: number, moonshot?: number }} */
+  const t = TARGETS[name];
+  const unit = name === 'peakRssMb' ? ' MB' : '×';
+  const bound = t.atMost !== undefined ? `≤ ${t.atMost.toFixed(name === 'peakRssMb' ? 0 : 2)}${unit}` : `≥ ${(t.atLeast ?? 0).toFixed(2)}${unit}`;
+  return t.moonshot !== undefined ? `${bound} (moonshot ${t.moonshot}${unit})` : bound;
 }
 
 /** @param {number} x */
@@ -78,19 +102,9 @@ function fmt(x) {
   return x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(1);
 }
 
-/** @param {number} x */
+/** @param {number} x milliseconds */
 function ms(x) {
-  return x >= 100 ? x.toFixed(0) : x.toFixed(2);
-}
-
-/** @param {number} kb */
-function mb(kb) {
-  return (kb / 1024).toFixed(0);
-}
-
-/** @param {number} a @param {number} b */
-function ratio(a, b) {
-  return b > 0 ? `${(a / b).toFixed(2)}×` : 'n/a';
+  return `${x >= 100 ? x.toFixed(0) : x.toFixed(2)} ms`;
 }
 
 module.exports = { renderReport };
