@@ -90,9 +90,9 @@ async function expectConsistent(h: EngineHarness): Promise<void> {
   expect(await h.store.history('p-1')).toHaveLength(doc.revision);
 }
 
-const STEP_CALLS = ['get', 'commit', 'appendEvents', 'send', 'clearOutbox', 'send'];
+const STEP_CALLS = ['get', 'commit', 'appendEvents', 'send', 'send', 'clearOutbox'];
 /** Every call of a clean order: claim, two replies that dispatch the next step, the last reply. */
-const ORDER_CALLS = [...STEP_CALLS, ...STEP_CALLS, ...STEP_CALLS, 'get', 'commit', 'appendEvents', 'expireHistory', 'send', 'send', 'clearOutbox'];
+const ORDER_CALLS = [...STEP_CALLS, ...STEP_CALLS, ...STEP_CALLS, 'get', 'commit', 'appendEvents', 'send', 'expireHistory', 'send', 'clearOutbox'];
 
 describe('ProcessEngine running a whole order when one call fails once', () => {
   let clean: Record<string, unknown>;

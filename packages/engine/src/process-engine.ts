@@ -35,8 +35,9 @@ export type GiveUpOutcome = 'quarantined' | 'waiting' | 'changed';
 
 /**
  * The one way a process changes: load → pure {@link transition} → commit conditionally on the
- * revision → record history → perform actions. A conflict means another scheduler or supervisor
- * wrote first; the input is re-evaluated against the fresh document (it may now be stale).
+ * revision → perform actions and deliver the outbox (history, status events) side by side. A
+ * conflict means another scheduler or supervisor wrote first; the input is re-evaluated against
+ * the fresh document (it may now be stale).
  */
 export class ProcessEngine {
   private readonly performer: ActionPerformer;
@@ -94,11 +95,15 @@ export class ProcessEngine {
       };
       const committed = await this.commit(next, doc.revision);
       if (committed.ok) {
-        const log = this.deps.logger.child({ processId: doc._id, orderId: doc.orderId, attempt: next.attempt, revision: next.revision });
-        log.info({ from: doc.state, to: next.state, step: result.history.step }, result.history.why);
-        const delivered = await this.delivery.deliver(next);
+        // One line per commit (no child logger: this runs once per step); the crash tests read it.
+        this.deps.logger.info(
+          { processId: doc._id, orderId: doc.orderId, attempt: next.attempt, revision: next.revision, from: doc.state, to: next.state, step: result.history.step },
+          result.history.why,
+        );
+        // The dispatch does not wait for the outbox: both are owed by the committed state, and the
+        // step's round trip to its agent is the longest part of a step, so it starts at once.
+        const [unsent, delivered] = await Promise.all([this.performer.perform(doc._id, result.actions), this.delivery.deliver(next)]);
         const current: ProcessDocument = delivered ? { ...next, outbox: [], outboxSince: null } : next;
-        const unsent = await this.performer.perform(doc._id, result.actions);
         if (unsent && input.type !== 'undelivered') return this.releaseUnsent(current, unsent, result.history.why);
         return { kind: 'applied', process: current, why: result.history.why };
       }
