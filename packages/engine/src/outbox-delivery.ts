@@ -1,8 +1,10 @@
-import type { ProcessDocument } from '@sas/contracts';
+import type { OutboxEntry, ProcessDocument } from '@sas/contracts';
 import { ensureError } from '@sas/runtime';
-import type { OwedOutbox, ProcessStore } from '@sas/store';
+import type { HistoryRecord, OwedOutbox, ProcessStore } from '@sas/store';
 import type { Logger } from 'pino';
 import type { Outbox } from './outbox';
+
+type OwedMessage = Extract<OutboxEntry, { kind: 'message' }>;
 
 /**
  * Delivers a process's outbox (history entries, status events, alerts) and then empties it,
@@ -10,6 +12,10 @@ import type { Outbox } from './outbox';
  * emptied means it is delivered again, by the next writer of the process or by the supervisor's
  * sweep, and the deterministic ids make the repeat a no-op (BullMQ drops a job whose id exists;
  * the history skips an `_id` it has).
+ *
+ * The history and the messages go out side by side, so a delivery costs about two round trips
+ * (both, then the clear) instead of one per entry; messages to one queue still leave in the
+ * order they were owed, so an application sees a process's status events in order.
  */
 export class OutboxDelivery {
   constructor(
@@ -24,14 +30,11 @@ export class OutboxDelivery {
     if (owed.length === 0) return true;
     try {
       const history = owed.flatMap((e) => (e.kind === 'history' ? [{ ...e.entry, _id: e.id }] : []));
-      await this.store.appendEvents(history);
-      // A finished process dates its whole history (kept undated while it was unfinished) with the
-      // date its terminal transition's entry carries.
-      const dated = history.find((h) => h.deleteTime !== null)?.deleteTime;
-      if (doc.deleteTime && dated) await this.store.expireHistory(doc._id, dated);
-      for (const entry of owed) {
-        if (entry.kind === 'message') await this.outbox.send(entry.queue, entry.message, { jobId: entry.id });
-      }
+      const messages = owed.filter((e): e is OwedMessage => e.kind === 'message');
+      // allSettled: the clear must not start while a send of this delivery may still be running.
+      const outcomes = await Promise.allSettled([this.record(doc, history), ...this.sendInOrder(messages)]);
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) throw failed.reason;
       await this.store.clearOutbox(doc._id, doc.revision);
       return true;
     } catch (e) {
@@ -41,5 +44,23 @@ export class OutboxDelivery {
       );
       return false;
     }
+  }
+
+  private async record(doc: OwedOutbox | ProcessDocument, history: HistoryRecord[]): Promise<void> {
+    await this.store.appendEvents(history);
+    // A finished process dates its whole history (kept undated while it was unfinished) with the
+    // date its terminal transition's entry carries; after the insert, so that the entries owed
+    // with it in this outbox are dated too.
+    const dated = history.find((h) => h.deleteTime !== null)?.deleteTime;
+    if (doc.deleteTime && dated) await this.store.expireHistory(doc._id, dated);
+  }
+
+  /** One chain per queue, each in owed order; the chains run side by side. */
+  private sendInOrder(messages: readonly OwedMessage[]): Promise<void>[] {
+    const byQueue = new Map<string, OwedMessage[]>();
+    for (const m of messages) byQueue.set(m.queue, [...(byQueue.get(m.queue) ?? []), m]);
+    return [...byQueue.values()].map(async (chain) => {
+      for (const entry of chain) await this.outbox.send(entry.queue, entry.message, { jobId: entry.id });
+    });
   }
 }

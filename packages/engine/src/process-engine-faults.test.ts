@@ -90,9 +90,12 @@ async function expectConsistent(h: EngineHarness): Promise<void> {
   expect(await h.store.history('p-1')).toHaveLength(doc.revision);
 }
 
-const STEP_CALLS = ['get', 'commit', 'appendEvents', 'send', 'clearOutbox', 'send'];
-/** Every call of a clean order: claim, two replies that dispatch the next step, the last reply. */
-const ORDER_CALLS = [...STEP_CALLS, ...STEP_CALLS, ...STEP_CALLS, 'get', 'commit', 'appendEvents', 'expireHistory', 'send', 'send', 'clearOutbox'];
+const STEP_CALLS = ['commit', 'appendEvents', 'send', 'send', 'clearOutbox'];
+/**
+ * Every call of a clean order: claim, two replies that dispatch the next step, the last reply.
+ * Only the claim reads the process: each reply starts from the copy the engine committed last.
+ */
+const ORDER_CALLS = ['get', ...STEP_CALLS, ...STEP_CALLS, ...STEP_CALLS, 'commit', 'appendEvents', 'send', 'expireHistory', 'send', 'clearOutbox'];
 
 describe('ProcessEngine running a whole order when one call fails once', () => {
   let clean: Record<string, unknown>;

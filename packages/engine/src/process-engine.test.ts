@@ -178,10 +178,10 @@ describe('ProcessEngine performing the actions of a transition', () => {
     expect(released.outboxSince).toEqual(new Date(T0));
     const errors = h.log.lines.filter((l) => l['level'] === 50);
     expect(errors.map((l) => l['msg'])).toEqual([
-      'outbox not delivered yet; it stays in the process and will be delivered again',
       'action not performed; recovery will cover it',
       'outbox not delivered yet; it stays in the process and will be delivered again',
       'action not performed; recovery will cover it',
+      'outbox not delivered yet; it stays in the process and will be delivered again',
     ]);
 
     h.outbox.failWith = undefined;

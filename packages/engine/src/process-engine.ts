@@ -9,6 +9,7 @@ import { outboxEntries } from './outbox-entries';
 import type { ApplyOutcome } from './apply-outcome';
 import type { Outbox } from './outbox';
 import { quarantineUpdate } from './quarantine-update';
+import { RecentDocuments } from './recent-documents';
 
 /** Dependencies of {@link ProcessEngine}. */
 export interface ProcessEngineDeps {
@@ -28,6 +29,11 @@ export interface ProcessEngineDeps {
    * it (a rolling deploy) before it is given up to an operator in Error. @default 600000 (10 min)
    */
   notDeployedGraceMs?: number;
+  /**
+   * Documents this engine committed kept in memory, so the next input of such a process (the
+   * reply to the step it dispatched) need not read it back; 0 reads every time. @default 1000
+   */
+  recentDocuments?: number;
 }
 
 /** What became of a process this build cannot handle. */
@@ -35,14 +41,17 @@ export type GiveUpOutcome = 'quarantined' | 'waiting' | 'changed';
 
 /**
  * The one way a process changes: load → pure {@link transition} → commit conditionally on the
- * revision → record history → perform actions. A conflict means another scheduler or supervisor
- * wrote first; the input is re-evaluated against the fresh document (it may now be stale).
+ * revision → perform actions and deliver the outbox (history, status events) side by side. A
+ * conflict means another scheduler or supervisor wrote first; the input is re-evaluated against
+ * the fresh document (it may now be stale).
  */
 export class ProcessEngine {
   private readonly performer: ActionPerformer;
   private readonly delivery: OutboxDelivery;
+  private readonly recent: RecentDocuments;
 
   constructor(private readonly deps: ProcessEngineDeps) {
+    this.recent = new RecentDocuments(deps.recentDocuments ?? 1000);
     this.performer = new ActionPerformer(deps.outbox, deps.clock, deps.logger);
     this.delivery = new OutboxDelivery(deps.store, deps.outbox, deps.logger);
   }
@@ -55,8 +64,18 @@ export class ProcessEngine {
   /**
    * Loads the process and applies the input. A document that cannot be read (it does not decode)
    * is `unhandleable`; a store that cannot be reached throws, so the caller retries later.
+   *
+   * When this engine committed the process last, it starts from that copy instead of reading it:
+   * an input the copy accepts is committed conditionally on the copy's revision (so a copy that
+   * another writer has moved past loses and the input is re-evaluated on the stored document), and
+   * any other answer (ignored, unhandleable) is given only after reading the stored document.
    */
   async apply(processId: string, input: ProcessInput): Promise<ApplyOutcome> {
+    const copy = this.recent.take(processId);
+    if (copy) {
+      const outcome = await this.applyFrom(copy, input, true);
+      if (outcome !== COPY_OUTDATED) return outcome;
+    }
     let doc: ProcessDocument | null;
     try {
       doc = await this.deps.store.get(processId);
@@ -70,7 +89,15 @@ export class ProcessEngine {
 
   /** Applies the input to an already loaded document. */
   async applyTo(loaded: ProcessDocument, input: ProcessInput): Promise<ApplyOutcome> {
+    const outcome = await this.applyFrom(loaded, input, false);
+    // Only a remembered copy can be outdated, and none was given.
+    return outcome === COPY_OUTDATED ? { kind: 'contended' } : outcome;
+  }
+
+  /** `fromCopy`: `loaded` is a remembered copy, so only a commit may be decided on it. */
+  private async applyFrom(loaded: ProcessDocument, input: ProcessInput, fromCopy: boolean): Promise<ApplyOutcome | typeof COPY_OUTDATED> {
     let doc: ProcessDocument | null = loaded;
+    let copy = fromCopy;
     const rounds = this.deps.maxConflicts ?? 5;
     for (let round = 0; round < rounds && doc; round++) {
       let result: TransitionResult;
@@ -78,10 +105,12 @@ export class ProcessEngine {
         const workflow = this.deps.registry.get(doc.workflow, doc.workflowVersion);
         result = transition(doc, input, { workflow, now: this.deps.clock.now(), who: this.deps.who, replyQueue: this.deps.replyQueue });
       } catch (e) {
+        if (copy) return COPY_OUTDATED;
         // The pure transition threw: no retry can change that, only a deploy (or an operator) can.
         return { kind: 'unhandleable', reason: ensureError(e).message, waitForDeploy: e instanceof WorkflowNotDeployedError };
       }
       if (!result.applied) {
+        if (copy) return COPY_OUTDATED;
         return { kind: 'ignored', reason: result.reason, ...(result.alreadyApplied !== undefined ? { alreadyApplied: result.alreadyApplied } : {}) };
       }
       // History, status events and alerts are committed with the transition (a transactional
@@ -94,17 +123,23 @@ export class ProcessEngine {
       };
       const committed = await this.commit(next, doc.revision);
       if (committed.ok) {
-        const log = this.deps.logger.child({ processId: doc._id, orderId: doc.orderId, attempt: next.attempt, revision: next.revision });
-        log.info({ from: doc.state, to: next.state, step: result.history.step }, result.history.why);
-        const delivered = await this.delivery.deliver(next);
+        // One line per commit (no child logger: this runs once per step); the crash tests read it.
+        this.deps.logger.info(
+          { processId: doc._id, orderId: doc.orderId, attempt: next.attempt, revision: next.revision, from: doc.state, to: next.state, step: result.history.step },
+          result.history.why,
+        );
+        // The dispatch does not wait for the outbox: both are owed by the committed state, and the
+        // step's round trip to its agent is the longest part of a step, so it starts at once.
+        const [unsent, delivered] = await Promise.all([this.performer.perform(doc._id, result.actions), this.delivery.deliver(next)]);
         const current: ProcessDocument = delivered ? { ...next, outbox: [], outboxSince: null } : next;
-        const unsent = await this.performer.perform(doc._id, result.actions);
+        this.recent.keep(current);
         if (unsent && input.type !== 'undelivered') return this.releaseUnsent(current, unsent, result.history.why);
         return { kind: 'applied', process: current, why: result.history.why };
       }
       // Lost the race: if it was a claim, someone else has it; otherwise re-evaluate.
-      if (input.type === 'claim') return { kind: 'ignored', reason: 'claimed by another scheduler' };
+      if (input.type === 'claim' && !copy) return { kind: 'ignored', reason: 'claimed by another scheduler' };
       doc = await this.deps.store.get(doc._id);
+      copy = false;
     }
     return doc ? { kind: 'contended' } : { kind: 'not-found' };
   }
@@ -163,6 +198,9 @@ export class ProcessEngine {
     return { kind: 'applied', process: current, why };
   }
 }
+
+/** What {@link ProcessEngine.applyFrom} answers when a remembered copy may not be the stored document. */
+const COPY_OUTDATED = Symbol('copy outdated');
 
 /**
  * Whether the stored document is the one this engine wrote: same revision, and the same state,

@@ -245,7 +245,7 @@ export class SimSystem {
     const scheduler = new Scheduler({ engine, store, clock: this.world.clock, logger: this.logger, pollIntervalMs: 0 });
     const commands = new OperatorCommandHandler(engine, this.bus.sender(actor), this.logger);
     this.bus.consume(actor, { queue: QueueNames.schedulerReplies, schema: AgentReply, handle: async (reply) => void (await scheduler.onReply(reply)) });
-    this.bus.consume(actor, { queue: QueueNames.schedulerReady, schema: SchedulerWakeup, concurrency: 1, handle: () => scheduler.claimAvailable() });
+    this.bus.consume(actor, { queue: QueueNames.schedulerReady, schema: SchedulerWakeup, concurrency: 1, handle: (wakeup) => scheduler.onWakeup(wakeup) });
     this.bus.consume(actor, {
       queue: QueueNames.operatorCommands,
       schema: OperatorCommand,

@@ -10,6 +10,8 @@ export const SchedulerConfig = z.object({
   POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   /** Candidates read per claim query. */
   CLAIM_BATCH: z.coerce.number().int().positive().default(20),
+  /** Wake-ups handled at once; each claims the process it names. */
+  WAKEUP_CONCURRENCY: z.coerce.number().int().positive().default(8),
   /** Replies applied at once. */
   REPLY_CONCURRENCY: z.coerce.number().int().positive().default(16),
   /** Run persistent jobs (job specifications) in this scheduler; `false` leaves them to other instances. */

@@ -38,8 +38,9 @@ runMain('scheduler', async () => {
   bus.consume({
     queue: QueueNames.schedulerReady,
     schema: SchedulerWakeup,
-    concurrency: 1,
-    handle: () => scheduler.claimAvailable(),
+    // Each wake-up claims its own process (conditional writes keep two claims of one process apart).
+    concurrency: config.WAKEUP_CONCURRENCY,
+    handle: (wakeup) => scheduler.onWakeup(wakeup),
   });
   bus.consume({
     queue: QueueNames.operatorCommands,

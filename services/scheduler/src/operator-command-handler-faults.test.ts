@@ -109,13 +109,13 @@ const COMMANDS = [
     command: 'cancel' as const,
     setup: (w: World) => w.held(),
     entry: /^Processing->\w+: canceled by ops-1: wrong address/,
-    calls: ['get', 'commit', 'appendEvents', 'clearOutbox', 'send', 'send'],
+    calls: ['get', 'commit', 'send', 'appendEvents', 'clearOutbox', 'send'],
   },
   {
     command: 'resubmit' as const,
     setup: (w: World) => w.inError(),
     entry: /^Error->\w+: resubmitted by ops-1/,
-    calls: ['get', 'commit', 'appendEvents', 'clearOutbox', 'send', 'send'],
+    calls: ['get', 'commit', 'send', 'appendEvents', 'clearOutbox', 'send'],
   },
 ];
 

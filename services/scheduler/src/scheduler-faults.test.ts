@@ -139,7 +139,7 @@ async function expectOneProcessingStatus(w: World): Promise<void> {
 }
 
 /** Every call of one clean claim round on one claimable process; each gets its fault test. */
-const CLAIM_CALLS = ['findClaimable', 'get', 'commit', 'appendEvents', 'send', 'clearOutbox', 'send'];
+const CLAIM_CALLS = ['findClaimable', 'get', 'commit', 'appendEvents', 'send', 'send', 'clearOutbox'];
 
 async function claimScenario(afterwards: boolean, n?: number): Promise<World> {
   const w = new World(afterwards);
@@ -176,15 +176,15 @@ describe('Scheduler claim round when one call fails once', () => {
 
 /** Replies applied by `onReply`, each after the setup that makes it current, with its clean call trace. */
 const REPLIES = [
-  { name: 'ok for the first step', before: [] as const, outcome: 'ok' as const, calls: ['get', 'commit', 'appendEvents', 'send', 'clearOutbox', 'send'] },
-  { name: 'ok for the last step', before: ['ok', 'ok'] as const, outcome: 'ok' as const, calls: ['get', 'commit', 'appendEvents', 'expireHistory', 'send', 'send', 'clearOutbox'] },
+  { name: 'ok for the first step', before: [] as const, outcome: 'ok' as const, calls: ['get', 'commit', 'appendEvents', 'send', 'send', 'clearOutbox'] },
+  { name: 'ok for the last step', before: ['ok', 'ok'] as const, outcome: 'ok' as const, calls: ['get', 'commit', 'appendEvents', 'send', 'expireHistory', 'send', 'clearOutbox'] },
   {
     name: 'permanent error for the second step (compensation starts)',
     before: ['ok'] as const,
     outcome: 'permanent' as const,
-    calls: ['get', 'commit', 'appendEvents', 'send', 'clearOutbox', 'send'],
+    calls: ['get', 'commit', 'appendEvents', 'send', 'send', 'clearOutbox'],
   },
-  { name: 'parked for the first step (circuit open)', before: [] as const, outcome: 'parked' as const, calls: ['get', 'commit', 'appendEvents', 'clearOutbox', 'send'] },
+  { name: 'parked for the first step (circuit open)', before: [] as const, outcome: 'parked' as const, calls: ['get', 'commit', 'send', 'appendEvents', 'clearOutbox'] },
 ];
 
 type ReplyCase = (typeof REPLIES)[number];

@@ -208,6 +208,84 @@ describe('Scheduler claiming processes', () => {
   });
 });
 
+describe('Scheduler woken for one process', () => {
+  /** Counts the claim queries a scheduler makes on `h`'s store. */
+  function countQueries(h: Harness): { queries: number } {
+    const counter = { queries: 0 };
+    const find = h.store.findClaimable.bind(h.store);
+    h.store.findClaimable = (now, limit) => {
+      counter.queries += 1;
+      return find(now, limit);
+    };
+    return counter;
+  }
+
+  it('claims the process the wake-up names without a claim query', async () => {
+    const h = new Harness();
+    const [id = '', other = ''] = await h.submit(2);
+    const counter = countQueries(h);
+    const scheduler = h.scheduler('scheduler-1');
+
+    await scheduler.onWakeup({ schemaVersion: 1, processId: id, reason: 'submitted' });
+
+    expect(counter.queries).toBe(0);
+    expect(await h.doc(id)).toMatchObject({ state: 'Processing', lockedBy: 'scheduler-1', attempt: 1 });
+    // Only the named one: the other waits for its own wake-up or the poll.
+    expect(await h.doc(other)).toMatchObject({ state: 'Pending' });
+    expect(requests(h.outbox).map((r) => r.processId)).toEqual([id]);
+    expect(scheduler.metrics()).toMatchObject({ claimed: 1 });
+  });
+
+  it('claims a process once when two schedulers are woken for it at the same time', async () => {
+    const h = new Harness();
+    const [id = ''] = await h.submit(1);
+    const a = h.scheduler('scheduler-a');
+    const b = h.scheduler('scheduler-b');
+    const wakeup = { schemaVersion: 1 as const, processId: id, reason: 'submitted' };
+
+    await Promise.all([a.onWakeup(wakeup), b.onWakeup(wakeup), a.claimAvailable()]);
+
+    expect(await h.doc(id)).toMatchObject({ state: 'Processing', attempt: 1, revision: 1 });
+    expect(requests(h.outbox)).toHaveLength(1);
+    expect((a.metrics()['claimed'] ?? 0) + (b.metrics()['claimed'] ?? 0)).toBe(1);
+    expect(await h.store.history(id)).toHaveLength(1);
+  });
+
+  it('leaves a process that is not due yet for later, without a claim round', async () => {
+    const h = new Harness();
+    const [id = ''] = await h.submit(1, T0 + 60_000);
+    const counter = countQueries(h);
+    const scheduler = h.scheduler('scheduler-1');
+
+    await scheduler.onWakeup({ schemaVersion: 1, processId: id, reason: 'notBefore reached' });
+
+    expect(counter.queries).toBe(0);
+    expect(await h.doc(id)).toMatchObject({ state: 'Pending', attempt: 0 });
+  });
+
+  it('runs a claim round for a wake-up that names no process, or when the named claim fails', async () => {
+    const h = new Harness();
+    const [first = '', second = ''] = await h.submit(2);
+    const counter = countQueries(h);
+    const scheduler = h.scheduler('scheduler-1');
+
+    await scheduler.onWakeup({ schemaVersion: 1, reason: 'operator' });
+    expect(counter.queries).toBe(1);
+    expect(await h.doc(first)).toMatchObject({ state: 'Processing' });
+    expect(await h.doc(second)).toMatchObject({ state: 'Processing' });
+
+    const [third = ''] = await h.submit(1);
+    const get = h.store.get.bind(h.store);
+    let failures = 1;
+    h.store.get = (processId) => (failures-- > 0 ? Promise.reject(new Error('connection reset')) : get(processId));
+    await scheduler.onWakeup({ schemaVersion: 1, processId: third, reason: 'submitted' });
+
+    expect(counter.queries).toBe(2);
+    expect(await h.doc(third)).toMatchObject({ state: 'Processing', attempt: 1 });
+    expect(scheduler.metrics()).toMatchObject({ claimed: 3, claimErrors: 1 });
+  });
+});
+
 describe('Scheduler applying replies', () => {
   it('advances a process through every step to Processed', async () => {
     const h = new Harness();

@@ -1,4 +1,4 @@
-import type { AgentReply } from '@sas/contracts';
+import type { AgentReply, SchedulerWakeup } from '@sas/contracts';
 import type { ApplyOutcome, ProcessEngine } from '@sas/engine';
 import { ensureError, type Clock } from '@sas/runtime';
 import type { ProcessStore } from '@sas/store';
@@ -112,6 +112,26 @@ export class Scheduler {
       // A full batch may mean more are waiting; a batch lost entirely to other schedulers is re-read too.
       if (found.length < limit || candidates.length === 0) return;
     }
+  }
+
+  /**
+   * A wake-up that names its process claims that process at once: one read and one conditional
+   * write, where a claim round would first query for every claimable process. Anything the direct
+   * claim cannot settle (an unnamed wake-up, a store error, a process this build cannot handle)
+   * falls back to a claim round, and the poll still catches a lost wake-up.
+   */
+  async onWakeup(wakeup: SchedulerWakeup): Promise<void> {
+    if (!wakeup.processId || (this.deps.canDispatch && !this.deps.canDispatch())) return this.claimAvailable();
+    try {
+      const outcome = await this.deps.engine.apply(wakeup.processId, { type: 'claim' });
+      if (outcome.kind === 'applied') this.counters.claimed += 1;
+      // Ignored: not claimable (yet), or another scheduler has it; either way nothing is owed here.
+      if (outcome.kind !== 'unhandleable' && outcome.kind !== 'contended') return;
+    } catch (e) {
+      this.counters.claimErrors += 1;
+      this.deps.logger.warn({ err: ensureError(e), processId: wakeup.processId }, 'could not claim the woken process; a claim round retries it');
+    }
+    return this.claimAvailable();
   }
 
   /** Applies an agent's reply; a stale one is logged and changes nothing. */

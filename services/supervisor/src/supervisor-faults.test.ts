@@ -73,9 +73,13 @@ class World {
   }
 }
 
-/** Status events and alerts as their receivers see them: one per id, without the time (a later sweep is later). */
+/**
+ * Status events and alerts as their receivers see them: one per id, without the time (a later
+ * sweep is later), queue by queue (each queue in the order it received them; the two queues'
+ * receivers are unrelated, so their interleaving is not part of it).
+ */
 function delivered(outbox: RecordingOutbox): unknown[] {
-  const sent = outbox.sent.filter((s) => s.queue === 'app.status' || s.queue === QueueNames.alerts);
+  const sent = [QueueNames.alerts, 'app.status'].flatMap((queue) => outbox.sent.filter((s) => s.queue === queue));
   return [
     ...new Map(
       sent.map((s, i) => {
@@ -100,7 +104,7 @@ const EXPIRIES = [
     name: 'below the threshold (released for another attempt)',
     workflow: orderFulfilmentV1,
     expiriesBefore: 0,
-    calls: ['acquire', 'findExpired', 'get', 'commit', 'appendEvents', 'clearOutbox', 'send', 'findUndelivered'],
+    calls: ['acquire', 'findExpired', 'get', 'commit', 'send', 'appendEvents', 'clearOutbox', 'findUndelivered'],
   },
   {
     name: 'at the threshold of an error-policy workflow (Error and an alert)',
@@ -175,7 +179,7 @@ function okReplyToLast(w: World): AgentReply {
 }
 
 /** A process whose last step's writer committed Processed and crashed before delivering its outbox. */
-const OWED_CALLS = ['acquire', 'findExpired', 'findUndelivered', 'appendEvents', 'expireHistory', 'send', 'send', 'clearOutbox'];
+const OWED_CALLS = ['acquire', 'findExpired', 'findUndelivered', 'appendEvents', 'send', 'expireHistory', 'send', 'clearOutbox'];
 
 async function owedScenario(afterwards: boolean, n?: number): Promise<World> {
   const w = new World(afterwards);
