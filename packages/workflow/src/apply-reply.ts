@@ -1,5 +1,6 @@
 import type { AgentReply, ProcessDocument } from '@sas/contracts';
 import { continueCompensation } from './compensation';
+import { holdForPause, isPaused } from './pause-hold';
 import { ProcessDraft } from './process-draft';
 import { recoverFailure, thresholdReached } from './recover';
 import { maxParkedMs } from './workflow-definition';
@@ -45,6 +46,8 @@ export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: Transit
       draft.status('StepCompleted', { step: step.name });
       if (draft.doc.currentStep + 1 < draft.doc.steps.length) {
         draft.doc.currentStep += 1;
+        const next = draft.step();
+        if (isPaused(ctx, next.agent)) return holdForPause(draft, next.agent, from);
         draft.dispatch();
         return draft.finish(`${from}; dispatching ${draft.step().name}`);
       }
