@@ -13,3 +13,5 @@ export * from './action-performer';
 export * from './outbox-entries';
 export * from './outbox-delivery';
 export * from './process-engine';
+export * from './paused-agents';
+export * from './paused-agents-cache';

@@ -8,6 +8,7 @@ import { OutboxDelivery } from './outbox-delivery';
 import { outboxEntries } from './outbox-entries';
 import type { ApplyOutcome } from './apply-outcome';
 import type { Outbox } from './outbox';
+import type { PausedAgents } from './paused-agents';
 import { quarantineUpdate } from './quarantine-update';
 
 /** Dependencies of {@link ProcessEngine}. */
@@ -28,6 +29,8 @@ export interface ProcessEngineDeps {
    * it (a rolling deploy) before it is given up to an operator in Error. @default 600000 (10 min)
    */
   notDeployedGraceMs?: number;
+  /** Agents an operator paused: dispatches to them are held (decision 49). @default none paused */
+  pausedAgents?: PausedAgents;
 }
 
 /** What became of a process this build cannot handle. */
@@ -73,10 +76,13 @@ export class ProcessEngine {
     let doc: ProcessDocument | null = loaded;
     const rounds = this.deps.maxConflicts ?? 5;
     for (let round = 0; round < rounds && doc; round++) {
+      // Read before the transition; a failed read throws to the caller, which retries the input.
+      const pausedAgents = this.deps.pausedAgents ? await this.deps.pausedAgents.current() : undefined;
       let result: TransitionResult;
       try {
         const workflow = this.deps.registry.get(doc.workflow, doc.workflowVersion);
-        result = transition(doc, input, { workflow, now: this.deps.clock.now(), who: this.deps.who, replyQueue: this.deps.replyQueue });
+        const ctx = { workflow, now: this.deps.clock.now(), who: this.deps.who, replyQueue: this.deps.replyQueue };
+        result = transition(doc, input, pausedAgents ? { ...ctx, pausedAgents } : ctx);
       } catch (e) {
         // The pure transition threw: no retry can change that, only a deploy (or an operator) can.
         return { kind: 'unhandleable', reason: ensureError(e).message, waitForDeploy: e instanceof WorkflowNotDeployedError };
