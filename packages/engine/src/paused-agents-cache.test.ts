@@ -13,7 +13,8 @@ describe('the cached reading of paused agents', () => {
     const clock = new ManualClock(T0);
     let docs = [pause('payment', true), pause('shipping', false)];
     let reads = 0;
-    const cache = new PausedAgentsCache({ store: { list: async () => (reads++, docs) }, clock, ttlMs: 1000 });
+    const changes: string[][] = [];
+    const cache = new PausedAgentsCache({ store: { list: async () => (reads++, docs) }, clock, ttlMs: 1000, onChange: (p) => changes.push([...p]) });
     const [a, b] = await Promise.all([cache.current(), cache.current()]);
     expect([...(a ?? [])]).toEqual(['payment']);
     expect(b).toBe(a);
@@ -28,6 +29,8 @@ describe('the cached reading of paused agents', () => {
     cache.invalidate();
     await cache.current();
     expect(reads).toBe(3);
+    // Told once per change, not per reading.
+    expect(changes).toEqual([['payment'], []]);
   });
 
   it('does not cache a failed read: the caller gets the error and the next call reads again', async () => {

@@ -17,6 +17,11 @@ export interface PausedAgentsCacheDeps {
    * How long one reading is used: the longest a pause can go unseen by this process. @default 1000
    */
   ttlMs?: number;
+  /**
+   * Told when a reading differs from the one before (the first reading is compared with "none
+   * paused"), so a log says when this process started (or stopped) holding an agent's work.
+   */
+  onChange?: (paused: ReadonlySet<string>) => void;
 }
 
 /**
@@ -30,6 +35,8 @@ export interface PausedAgentsCacheDeps {
 export class PausedAgentsCache implements PausedAgents {
   private cached: AgentPauses & { readAt: number } | undefined;
   private reading: Promise<AgentPauses> | undefined;
+  /** The last reading's paused agents, kept across `invalidate` so a change is told once. */
+  private lastPaused: ReadonlySet<string> = new Set();
 
   constructor(private readonly deps: PausedAgentsCacheDeps) {}
 
@@ -59,8 +66,11 @@ export class PausedAgentsCache implements PausedAgents {
   private async read(startedAt: number): Promise<AgentPauses> {
     const docs = await this.deps.store.list();
     const pauses = { paused: new Set(docs.filter((p) => p.paused).map((p) => p._id)), resumed: new Set(docs.filter((p) => !p.paused).map((p) => p._id)) };
+    const before = this.cached?.paused ?? this.lastPaused;
     // Dated when the read started: a pause committed during the read may be missing from it.
     this.cached = { ...pauses, readAt: startedAt };
+    this.lastPaused = pauses.paused;
+    if (this.deps.onChange && (before.size !== pauses.paused.size || [...pauses.paused].some((a) => !before.has(a)))) this.deps.onChange(pauses.paused);
     return pauses;
   }
 }

@@ -17,5 +17,5 @@ export async function setAgentPause(store: AgentPauseStore, request: AgentPauseR
     const written = await store.write(change.next, current ? current.revision : null);
     if (written.ok) return change;
   }
-  throw new Error(`agent ${request.agent}'s pause kept changing under ${MAX_ROUNDS} concurrent writes; look at it (sas pause --list) and try again`);
+  throw new Error(`agent ${request.agent}'s pause kept changing under ${MAX_ROUNDS} concurrent writes; look at it (sas agents) and try again`);
 }

@@ -65,7 +65,12 @@ export async function openProcessService(service: string, config: ProcessService
   const metrics = createMetricsRegistry();
   const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock, metrics: new PromBusMetrics(metrics) });
   const outbox = new StatusCountingOutbox(bus, metrics);
-  const pauses = new PausedAgentsCache({ store: new MongoAgentPauseStore(connection.db), clock, ttlMs: config.PAUSE_CACHE_MS ?? 1000 });
+  const pauses = new PausedAgentsCache({
+    store: new MongoAgentPauseStore(connection.db),
+    clock,
+    ttlMs: config.PAUSE_CACHE_MS ?? 1000,
+    onChange: (paused) => logger.info({ paused: [...paused].sort() }, `paused agents changed: ${paused.size > 0 ? [...paused].sort().join(', ') : 'none'}; dispatches to paused agents are held`),
+  });
   const engine = new ProcessEngine({
     pausedAgents: pauses,
     store,

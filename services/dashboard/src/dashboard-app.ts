@@ -6,6 +6,9 @@ import type { Queue } from 'bullmq';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { AgentPauseModel } from './agent-pause-model';
+import { registerAgentPauseMetrics } from './agent-pause-metrics';
+import { agentRoutes } from './agent-routes';
 import type { AlertStore } from './alert-store';
 import { apiErrorHandler, apiNotFound } from './api-errors';
 import type { CommandSender } from './command-sender';
@@ -46,6 +49,8 @@ export interface DashboardAppDeps {
    * at `/metrics`. @default none: no `/metrics`
    */
   metrics?: Registry;
+  /** Agents' pause state; serves `/api/agents` and the pause gauges when given. @default none */
+  agentPauses?: AgentPauseModel;
 }
 
 /** Where bull-board is mounted. */
@@ -75,6 +80,7 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
   app.use(healthRoutes({ readModel: deps.readModel, redisReady: deps.redisReady }));
   if (deps.metrics) {
     registerDashboardMetrics(deps.metrics, { readModel: deps.readModel, inspector, logger: deps.logger });
+    if (deps.agentPauses) registerAgentPauseMetrics(deps.metrics, deps.agentPauses, deps.logger);
     app.use(metricsRoute(deps.metrics));
   }
   app.use(loginRoute(deps.auth));
@@ -83,6 +89,7 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
   app.use(BULL_BOARD_PATH, (req, res, next) => (principalOf(res)?.role === 'viewer' ? viewerBoard : operatorBoard)(req, res, next));
   app.use('/api', express.json({ limit: '16kb' }));
   app.use('/api/processes', processRoutes({ readModel: deps.readModel, commands: deps.commands, logger: deps.logger }));
+  if (deps.agentPauses) app.use('/api/agents', agentRoutes({ agents: deps.agentPauses, logger: deps.logger, now: deps.now ?? (() => new Date()) }));
   app.use('/api', overviewRoutes({ readModel: deps.readModel, inspector, alerts: deps.alerts, now: deps.now ?? (() => new Date()) }));
   app.use('/api', apiNotFound);
   app.get('/', (_req, res) => {
