@@ -57,6 +57,8 @@ export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: Transit
       return draft.finish(`${from}; all steps done`);
     }
     case 'parked': {
+      // Its agent is paused meanwhile: held, so time parked during the pause never reaches the parking bound.
+      if (isPaused(ctx, step.agent)) return holdForPause(draft, step.agent, `${from}: ${reply.reason}`);
       // The remote's circuit is open: hold the step without counting a failure, but not for ever.
       const since = step.parkedSince ?? draft.now;
       step.parkedSince = since;

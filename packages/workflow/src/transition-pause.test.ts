@@ -144,6 +144,20 @@ describe('when an agent is paused', () => {
     expect(next).toMatchObject({ state: 'Pending', heldFor: 'payment', failureCount: 0 });
   });
 
+  it('holds a step parked after the pause instead of spending its parking bound', () => {
+    const run = secondStepInFlight();
+    run.reply({ outcome: 'parked', retryAfterMs: 1000, reason: 'circuit open' });
+    run.now += 29 * 60_000;
+    run.apply({ type: 'claim' });
+    run.pausedAgents.add('payment');
+    // 31 minutes parked in all: past the 30-minute bound, yet no threshold, no alert.
+    run.now += 2 * 60_000;
+    const { next, actions } = run.reply({ outcome: 'parked', retryAfterMs: 1000, reason: 'circuit open' });
+    expect(next).toMatchObject({ state: 'Pending', heldFor: 'payment', mode: 'forward' });
+    expect(next.steps[1]?.parkedSince).toBeNull();
+    expect(actions).toEqual([]);
+  });
+
   it('gives a held step a fresh parking window', () => {
     const run = secondStepInFlight();
     run.reply({ outcome: 'parked', retryAfterMs: 1000, reason: 'circuit open' });
