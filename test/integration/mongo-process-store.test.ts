@@ -2,7 +2,10 @@ import type { Db, MongoClient } from 'mongodb';
 import type { ProcessDocument, ProcessEventEntry } from '@sas/contracts';
 import {
   CollectionNames,
+  InMemoryAgentPauseStore,
   InMemoryProcessStore,
+  MongoAgentPauseStore,
+  type AgentPauseStore,
   LeaseRepository,
   MongoProcessStore,
   ensureIndexes,
@@ -138,6 +141,19 @@ describe.each<[string, () => Promise<ProcessStore>]>([
     expect((await store.findClaimable(new Date(T0 + 2), 10)).map((d) => d._id)).toEqual(['early', 'late']);
   });
 
+  it('finds Pending processes held for one agent, longest held first, and no others', async () => {
+    const store = await open();
+    const held = (id: string, agent: string, at: number, state: ProcessDocument['state'] = 'Pending'): ProcessDocument =>
+      processDoc(id, { state, heldFor: agent, updatedAt: new Date(T0 + at), notBefore: new Date('9999-12-31T23:59:59.999Z') });
+    for (const doc of [held('p-2', 'payment', 20), held('p-1', 'payment', 10), held('p-3', 'shipping', 5), held('p-4', 'payment', 1, 'Canceled'), processDoc('p-5')]) {
+      await store.insert(doc);
+    }
+    expect((await store.findHeld('payment', 10)).map((s) => s._id)).toEqual(['p-1', 'p-2']);
+    expect((await store.findHeld('payment', 1)).map((s) => s._id)).toEqual(['p-1']);
+    expect(await store.findHeld('payment', 1)).toEqual([expect.not.objectContaining({ payload: expect.anything() })]);
+    expect((await store.findHeld('inventory', 10))).toEqual([]);
+  });
+
   it('reads claim and sweep candidates as summaries, never their payloads, results or outboxes', async () => {
     const store = await open();
     const owed = [{ kind: 'message' as const, id: 'p-1.0.0', queue: 'app.status', message: { status: 'Received' } }];
@@ -268,7 +284,8 @@ describe('ensureIndexes', () => {
 
     const processes = await db.collection(CollectionNames.processes).listIndexes().toArray();
     const byName = new Map(processes.map((i) => [i['name'] as string, i]));
-    expect([...byName.keys()].sort()).toEqual(['_id_', 'claim', 'orderId_unique', 'owed', 'recent', 'sweep', 'ttl']);
+    expect([...byName.keys()].sort()).toEqual(['_id_', 'claim', 'held', 'orderId_unique', 'owed', 'recent', 'sweep', 'ttl']);
+    expect(byName.get('held')).toMatchObject({ key: { heldFor: 1, updatedAt: 1 } });
     expect(byName.get('owed')).toMatchObject({ key: { outboxSince: 1 } });
     expect(byName.get('orderId_unique')).toMatchObject({ key: { orderId: 1 }, unique: true });
     expect(byName.get('claim')).toMatchObject({ key: { state: 1, notBefore: 1 } });
@@ -345,5 +362,31 @@ describe('LeaseRepository', () => {
     expect(await leases.acquire('sweep', winner, at(1), TTL)).toBe(true);
     for (const loser of holders.filter((h) => h !== winner))
       expect(await leases.acquire('sweep', loser, at(1), TTL)).toBe(false);
+  });
+});
+
+// Agents' pauses: the in-memory store is held to the MongoDB one by the same tests.
+describe.each<[string, () => AgentPauseStore]>([
+  ['MongoAgentPauseStore', () => new MongoAgentPauseStore(freshDb())],
+  ['InMemoryAgentPauseStore', () => new InMemoryAgentPauseStore()],
+])('%s', (_name, open) => {
+  const pause = (revision: number, paused = true) => ({ _id: 'payment', paused, by: 'alice', reason: 'maintenance', since: new Date(T0), revision, history: [] });
+
+  it('inserts a first document once, then writes only over the expected revision', async () => {
+    const store = open();
+    expect(await store.write(pause(0), null)).toEqual({ ok: true });
+    expect(await store.write(pause(0), null)).toEqual({ ok: false, reason: 'conflict' });
+    expect(await store.write(pause(1, false), 5)).toEqual({ ok: false, reason: 'conflict' });
+    expect(await store.write(pause(1, false), 0)).toEqual({ ok: true });
+    expect(await store.get('payment')).toEqual(pause(1, false));
+    expect(await store.list()).toEqual([pause(1, false)]);
+    expect(await store.get('shipping')).toBeNull();
+  });
+
+  it('lets exactly one of two concurrent writes over the same revision win', async () => {
+    const store = open();
+    await store.write(pause(0), null);
+    const results = await Promise.all([store.write({ ...pause(1, false), by: 'a' }, 0), store.write({ ...pause(1, false), by: 'b' }, 0)]);
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
   });
 });

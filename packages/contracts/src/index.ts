@@ -25,6 +25,7 @@ export * from './process-document';
 export * from './process-event';
 export * from './outbox-entry';
 export * from './breaker-state';
+export * from './agent-pause';
 export * from './describe-issues';
 export * from './job-execution-status';
 export * from './job-specification';

@@ -84,6 +84,12 @@ export const ProcessDocument = z.object({
    */
   inFlightUntil: z.date().nullable().optional(),
   /**
+   * The paused agent this Pending process waits for: its next dispatch (forward step or
+   * compensation) goes to that agent, so it is held (notBefore far ahead, nothing in flight) until
+   * the agent is resumed. Null or absent when not held. Optional: older documents have none.
+   */
+  heldFor: z.string().nullable().optional(),
+  /**
    * Fingerprint of the submission that created the process (workflow, version, payload, replyTo),
    * so a redelivered submission is answered as the first time and only a different submission
    * with a taken orderId is a Duplicate. Optional: older documents have none.

@@ -14,3 +14,5 @@ export * from './outbox-entries';
 export * from './outbox-delivery';
 export * from './process-engine';
 export * from './recent-documents';
+export * from './paused-agents';
+export * from './paused-agents-cache';

@@ -8,6 +8,7 @@ import { OutboxDelivery } from './outbox-delivery';
 import { outboxEntries } from './outbox-entries';
 import type { ApplyOutcome } from './apply-outcome';
 import type { Outbox } from './outbox';
+import type { PausedAgents } from './paused-agents';
 import { quarantineUpdate } from './quarantine-update';
 import { RecentDocuments } from './recent-documents';
 
@@ -34,6 +35,8 @@ export interface ProcessEngineDeps {
    * reply to the step it dispatched) need not read it back; 0 reads every time. @default 1000
    */
   recentDocuments?: number;
+  /** Agents an operator paused: dispatches to them are held (decision 49). @default none paused */
+  pausedAgents?: PausedAgents;
 }
 
 /** What became of a process this build cannot handle. */
@@ -100,10 +103,13 @@ export class ProcessEngine {
     let copy = fromCopy;
     const rounds = this.deps.maxConflicts ?? 5;
     for (let round = 0; round < rounds && doc; round++) {
+      // Read before the transition; a failed read throws to the caller, which retries the input.
+      const pausedAgents = this.deps.pausedAgents ? await this.deps.pausedAgents.current() : undefined;
       let result: TransitionResult;
       try {
         const workflow = this.deps.registry.get(doc.workflow, doc.workflowVersion);
-        result = transition(doc, input, { workflow, now: this.deps.clock.now(), who: this.deps.who, replyQueue: this.deps.replyQueue });
+        const ctx = { workflow, now: this.deps.clock.now(), who: this.deps.who, replyQueue: this.deps.replyQueue };
+        result = transition(doc, input, pausedAgents ? { ...ctx, pausedAgents } : ctx);
       } catch (e) {
         if (copy) return COPY_OUTDATED;
         // The pure transition threw: no retry can change that, only a deploy (or an operator) can.

@@ -1,5 +1,5 @@
 import { isTerminal, type ProcessDocument } from '@sas/contracts';
-import { RECURRING_EVERY_MS, type SimSystem } from './sim-system';
+import { RECURRING_EVERY_MS, SIM_PAUSE_CACHE_MS, type SimSystem } from './sim-system';
 
 /** A broken promise of the protocol, with the order it concerns when there is one. */
 export interface Violation {
@@ -48,6 +48,13 @@ export async function checkInvariants(system: SimSystem, orderIds: readonly stri
       const orderId = system.store.inspect((d) => (d._id === r.processId ? d.orderId : undefined)).find((o) => o !== undefined);
       violations.push({ invariant: 'a reply applies only to its own attempt', ...(orderId ? { orderId } : {}), detail: `${r.by} applied a reply of attempt ${r.attempt} to process ${r.processId}, which held ${wrote.map((c) => `${c.prior?.state ?? '?'} attempt ${c.prior?.attempt ?? '?'}`).join(', ') || 'nothing'}` });
     }
+  }
+
+  // No dispatch to a paused agent, except by an engine whose reading of the pauses predates the pause.
+  for (const c of system.commits) {
+    if (c.state !== 'Processing' && c.state !== 'Compensating') continue;
+    const w = system.pauseWindows.find((p) => p.agent === c.agent && c.at > p.from + SIM_PAUSE_CACHE_MS && c.at < p.to);
+    if (w) violations.push({ invariant: 'no dispatch to a paused agent', detail: `process ${c.processId} dispatched ${c.step ?? '?'} to ${c.agent ?? '?'} at +${c.at - w.from} ms into its pause (by ${c.by})` });
   }
 
   for (const orderId of orderIds) {

@@ -26,6 +26,8 @@ export interface Scenario {
   restartDelayMs: readonly [number, number];
   /** Persistent jobs created at the start: every 5 s (cron with seconds) and/or one-off at a moment. */
   jobs: { recurring: boolean; oneOffAtMs: number | null };
+  /** Operator pauses of one agent: from `atMs` to `untilMs` (virtual ms after the start), resumed before the faults stop. */
+  pauses: { service: (typeof SERVICES)[number]; atMs: number; untilMs: number }[];
 }
 
 export const SERVICES = ['inventory', 'payment', 'shipping'] as const;
@@ -77,8 +79,21 @@ export function drawScenario(rng: SeededRandom, orderCount: number, start: numbe
     cancels,
     restartDelayMs: [200, rng.pick([1_000, 5_000, 20_000])],
     jobs: { recurring: rng.chance(0.5), oneOffAtMs: rng.chance(0.5) ? rng.int(1_000, faultWindowMs) : null },
+    pauses: drawPauses(faultWindowMs, orders),
   };
   // From a stream of its own, so the run's stream, and with it every seed without declines, stays as it was.
   scenario.remote.declines = seededRandom(rng.seed ^ DECLINES_STREAM).pick([0, 0, 0.05, 0.2]);
   return scenario;
+}
+
+/**
+ * About one seed in three pauses one agent for a while. Drawn from a source of its own, seeded from
+ * what the seed already drew, so the seed's own random stream (and every seed without a pause) runs
+ * exactly as before pauses existed.
+ */
+function drawPauses(faultWindowMs: number, orders: readonly SimOrder[]): Scenario['pauses'] {
+  const rng = seededRandom(faultWindowMs * 7919 + orders.reduce((s, o) => s + o.submitAtMs, 0));
+  if (!rng.chance(0.35)) return [];
+  const atMs = rng.int(0, Math.floor(faultWindowMs * 0.7));
+  return [{ service: rng.pick(SERVICES), atMs, untilMs: Math.min(faultWindowMs, atMs + rng.int(1_000, 15_000)) }];
 }

@@ -1,9 +1,9 @@
 import { AgentHost } from '@sas/agent';
 import { AgentReply, Alert, JobFailureMessage, JobTriggerMessage, OperatorCommand, QueueNames, SCHEMA_VERSION, SchedulerWakeup, StatusEvent, SubmissionMessage, type ProcessDocument } from '@sas/contracts';
-import { ProcessEngine } from '@sas/engine';
+import { PausedAgentsCache, ProcessEngine } from '@sas/engine';
 import { InMemoryJobStore, JobRunner, JobSpecificationService, type JobStore } from '@sas/jobs';
-import { OperatorCommandHandler, Scheduler } from '@sas/scheduler';
-import { InMemoryLease, InMemoryProcessStore, type ProcessStore } from '@sas/store';
+import { HeldWorkReleaser, OperatorCommandHandler, Scheduler } from '@sas/scheduler';
+import { InMemoryAgentPauseStore, InMemoryLease, InMemoryProcessStore, setAgentPause, type ProcessStore } from '@sas/store';
 import { SubmissionHandler } from '@sas/submission';
 import { Supervisor } from '@sas/supervisor';
 import { loadWorkflows, type WorkflowRegistry } from '@sas/workflow';
@@ -30,6 +30,9 @@ export interface CommitRecord {
   role: string;
   /** The stored document's state and attempt just before this write won. */
   prior: { state: ProcessDocument['state']; attempt: number } | undefined;
+  /** When it was written (virtual ms), and the agent of its step. */
+  at: number;
+  agent: string | undefined;
 }
 
 /** An agent reply the engine reported as applied, with the commits made while it applied. */
@@ -42,6 +45,9 @@ export interface AppliedReply {
   from: number;
   to: number;
 }
+
+/** How long engines use a reading of the paused agents: a dispatch may still leave this long after a pause. */
+export const SIM_PAUSE_CACHE_MS = 1_000;
 
 const POLL_MS = 1_000;
 /** The recurring job's period: its cron is every 5 seconds. */
@@ -78,6 +84,10 @@ export class SimSystem {
   readonly jobFailures: string[] = [];
   /** When the one-off job fires (epoch ms), null without one. */
   readonly oneOffAt: number | null;
+  /** Operators' pauses of agents, shared by every instance as MongoDB's `agent_pauses` is. */
+  readonly pauses = new InMemoryAgentPauseStore();
+  /** When each pause began and ended (virtual ms; `to` Infinity until resumed), for the invariants. */
+  readonly pauseWindows: { agent: string; from: number; to: number }[] = [];
   private readonly lease = new InMemoryLease();
   private readonly registry: WorkflowRegistry = loadWorkflows();
   private readonly logger: Logger = silentLogger();
@@ -162,15 +172,22 @@ export class SimSystem {
         this.lastWritten.set(args[0] as string, { state: fields.state, attempt: fields.attempt });
       } else if (method === 'commit') {
         const next = args[0] as ProcessDocument;
+        const step = next.steps[next.currentStep];
         const prior = this.lastWritten.get(next._id);
         this.lastWritten.set(next._id, { state: next.state, attempt: next.attempt });
-        this.commits.push({ processId: next._id, expectedRevision: args[1] as number, attempt: next.attempt, state: next.state, step: next.steps[next.currentStep]?.name, mode: next.mode, by: a.name, role, prior });
+        this.commits.push({ processId: next._id, expectedRevision: args[1] as number, attempt: next.attempt, state: next.state, step: step?.name, mode: next.mode, by: a.name, role, prior, at: this.world.clock.now(), agent: step?.agent });
       }
     });
   }
 
-  private engineFor(actor: SimActor, role: string, store: ProcessStore): ProcessEngine {
-    const engine = this.newEngine(actor, store);
+  /** The paused agents as `actor` reads them; none (and no extra awaited call) in a seed without pauses. */
+  private pausesFor(actor: SimActor): PausedAgentsCache | undefined {
+    if (this.scenario.pauses.length === 0) return undefined;
+    return new PausedAgentsCache({ store: viaWorld(this.world, actor, 'store', 'pauses', this.pauses), clock: this.world.clock, ttlMs: SIM_PAUSE_CACHE_MS });
+  }
+
+  private engineFor(actor: SimActor, role: string, store: ProcessStore, pausedAgents?: PausedAgentsCache): ProcessEngine {
+    const engine = this.newEngine(actor, store, pausedAgents);
     if (role !== 'scheduler') return engine;
     // Evidence for the reply fence: which commits an applied reply made (see the invariants).
     const apply = engine.apply.bind(engine);
@@ -185,8 +202,9 @@ export class SimSystem {
     return engine;
   }
 
-  private newEngine(actor: SimActor, store: ProcessStore): ProcessEngine {
+  private newEngine(actor: SimActor, store: ProcessStore, pausedAgents?: PausedAgentsCache): ProcessEngine {
     return new ProcessEngine({
+      ...(pausedAgents ? { pausedAgents } : {}),
       store,
       outbox: this.bus.sender(actor),
       registry: this.registry,
@@ -241,7 +259,12 @@ export class SimSystem {
 
   private startScheduler(actor: SimActor): void {
     const store = this.storeFor(actor, 'scheduler');
-    const engine = this.engineFor(actor, 'scheduler', store);
+    const pauses = this.pausesFor(actor);
+    const engine = this.engineFor(actor, 'scheduler', store, pauses);
+    if (pauses) {
+      const releaser = new HeldWorkReleaser({ engine, store, pauses, clock: this.world.clock, logger: this.logger, intervalMs: 0 });
+      this.every(actor, 500, () => void releaser.releaseRound());
+    }
     const scheduler = new Scheduler({ engine, store, clock: this.world.clock, logger: this.logger, pollIntervalMs: 0 });
     const commands = new OperatorCommandHandler(engine, this.bus.sender(actor), this.logger);
     this.bus.consume(actor, { queue: QueueNames.schedulerReplies, schema: AgentReply, handle: async (reply) => void (await scheduler.onReply(reply)) });
@@ -267,7 +290,7 @@ export class SimSystem {
   private startSupervisor(actor: SimActor): void {
     const store = this.storeFor(actor, 'supervisor');
     const supervisor = new Supervisor({
-      engine: this.engineFor(actor, 'supervisor', store),
+      engine: this.engineFor(actor, 'supervisor', store, this.pausesFor(actor)),
       store,
       lease: viaWorld(this.world, actor, 'store', 'lease', this.lease),
       clock: this.world.clock,
@@ -347,6 +370,17 @@ export class SimSystem {
           if (doc) command(doc._id, 'cancel', `cancel.${order.orderId}`);
         });
       });
+    }
+    for (const pause of this.scenario.pauses) {
+      const set = (action: 'pause' | 'resume'): void => {
+        const now = this.world.clock.now();
+        void setAgentPause(this.pauses, { agent: pause.service, action, by: 'operator:sim', reason: 'simulated maintenance', now }).then(() => {
+          if (action === 'pause') this.pauseWindows.push({ agent: pause.service, from: now, to: Infinity });
+          else for (const w of this.pauseWindows) if (w.agent === pause.service && w.to === Infinity) w.to = now;
+        });
+      };
+      this.world.clock.schedule(pause.atMs, this.operator, () => set('pause'));
+      this.world.clock.schedule(pause.untilMs, this.operator, () => set('resume'));
     }
     this.every(this.operator, 5_000, () => {
       for (const id of this.store.inspect((d) => (d.state === 'Error' ? d._id : null))) {

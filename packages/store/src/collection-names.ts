@@ -4,4 +4,5 @@ export const CollectionNames = {
   processEvents: 'process_events',
   agentBreakers: 'agent_breakers',
   leases: 'leases',
+  agentPauses: 'agent_pauses',
 } as const;

@@ -19,6 +19,8 @@ export async function ensureIndexes(db: Db): Promise<void> {
     { key: { updatedAt: -1 }, name: 'recent' },
     // The supervisor's sweep for outboxes a crash left behind reads only owed ones, not every process.
     { key: { outboxSince: 1 }, name: 'owed' },
+    // The release of work held for a paused agent, longest held first, once the agent is resumed.
+    { key: { heldFor: 1, updatedAt: 1 }, name: 'held' },
     { key: { deleteTime: 1 }, name: 'ttl', expireAfterSeconds: 0 },
   ]);
   await db.collection(CollectionNames.processEvents).createIndexes([

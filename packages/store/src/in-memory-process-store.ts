@@ -94,6 +94,15 @@ export class InMemoryProcessStore implements ProcessStore {
     ).map(summarize);
   }
 
+  /** `{ heldFor: agent, state: 'Pending' }` sorted by updatedAt. */
+  async findHeld(agent: string, limit: number): Promise<ProcessSummary[]> {
+    const matches = [...this.processes.values()].filter((d) => d.heldFor === agent && d.state === 'Pending');
+    return take(
+      matches.sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime()),
+      limit,
+    ).map(summarize);
+  }
+
   /** `{ state: { $in: [Processing, Compensating] }, completeBy: { $lte: now } }` sorted by completeBy. */
   async findExpired(now: Date, limit: number): Promise<ProcessSummary[]> {
     const matches = [...this.processes.values()].filter(

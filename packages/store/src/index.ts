@@ -20,3 +20,7 @@ export * from './in-memory-process-store';
 export * from './breaker-repository';
 export * from './lease-repository';
 export * from './in-memory-lease';
+export * from './agent-pause-store';
+export * from './mongo-agent-pause-store';
+export * from './in-memory-agent-pause-store';
+export * from './set-agent-pause';

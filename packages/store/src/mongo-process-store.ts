@@ -48,6 +48,14 @@ export class MongoProcessStore implements ProcessStore {
       .toArray();
   }
 
+  findHeld(agent: string, limit: number): Promise<ProcessSummary[]> {
+    return this.processes
+      .find<ProcessSummary>({ heldFor: agent, state: 'Pending' }, { projection: PROCESS_SUMMARY_PROJECTION })
+      .sort({ updatedAt: 1 })
+      .limit(limit)
+      .toArray();
+  }
+
   findExpired(now: Date, limit: number): Promise<ProcessSummary[]> {
     return this.processes
       .find<ProcessSummary>(

@@ -22,6 +22,11 @@ export interface ProcessStore {
   getByOrderId(orderId: string): Promise<ProcessDocument | null>;
   /** Pending processes whose notBefore has passed, oldest first: summaries only, never payloads. */
   findClaimable(now: Date, limit: number): Promise<ProcessSummary[]>;
+  /**
+   * Pending processes held for the paused (or since resumed) `agent`, longest held first:
+   * summaries only. What the release of held work claims once the agent is resumed.
+   */
+  findHeld(agent: string, limit: number): Promise<ProcessSummary[]>;
   /** Held processes whose completeBy has passed, oldest first: summaries only, never payloads. */
   findExpired(now: Date, limit: number): Promise<ProcessSummary[]>;
   /**

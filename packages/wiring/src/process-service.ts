@@ -1,6 +1,6 @@
 import { Bus, PromBusMetrics } from '@sas/bus';
 import { QueueNames } from '@sas/contracts';
-import { ProcessEngine, type Outbox } from '@sas/engine';
+import { PausedAgentsCache, ProcessEngine, type Outbox } from '@sas/engine';
 import {
   createLogger,
   createMetricsRegistry,
@@ -11,7 +11,7 @@ import {
   type Closable,
   type Logger,
 } from '@sas/runtime';
-import { MongoProcessStore, connectStore, ensureIndexes, type StoreConnection } from '@sas/store';
+import { MongoAgentPauseStore, MongoProcessStore, connectStore, ensureIndexes, type StoreConnection } from '@sas/store';
 import { loadWorkflows, type WorkflowRegistry } from '@sas/workflow';
 import type { Registry } from 'prom-client';
 import { StatusCountingOutbox } from './status-counting-outbox';
@@ -25,6 +25,8 @@ export interface ProcessServiceConfig {
   LOG_LEVEL: string;
   INSTANCE_ID?: string | undefined;
   WORKFLOWS_FILE?: string | undefined;
+  /** How long a reading of the paused agents is used (decision 49). @default 1000 */
+  PAUSE_CACHE_MS?: number | undefined;
 }
 
 /** What a service that changes processes runs on. */
@@ -39,6 +41,8 @@ export interface ProcessService {
   /** The bus as the engine sends through it, counting status events; give it to whatever else sends them. */
   outbox: Outbox;
   engine: ProcessEngine;
+  /** The paused agents as this process's engine sees them (read at most once per `PAUSE_CACHE_MS`). */
+  pauses: PausedAgentsCache;
   /** This process's metrics (bus and status counters already on it); the service adds its own and serves it. */
   metrics: Registry;
   /** Bus then store, in the order shutdown should close them (after the service's own components). */
@@ -61,7 +65,14 @@ export async function openProcessService(service: string, config: ProcessService
   const metrics = createMetricsRegistry();
   const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock, metrics: new PromBusMetrics(metrics) });
   const outbox = new StatusCountingOutbox(bus, metrics);
+  const pauses = new PausedAgentsCache({
+    store: new MongoAgentPauseStore(connection.db),
+    clock,
+    ttlMs: config.PAUSE_CACHE_MS ?? 1000,
+    onChange: (paused) => logger.info({ paused: [...paused].sort() }, `paused agents changed: ${paused.size > 0 ? [...paused].sort().join(', ') : 'none'}; dispatches to paused agents are held`),
+  });
   const engine = new ProcessEngine({
+    pausedAgents: pauses,
     store,
     outbox,
     registry,
@@ -80,6 +91,7 @@ export async function openProcessService(service: string, config: ProcessService
     bus,
     outbox,
     engine,
+    pauses,
     metrics,
     closables: [
       { name: 'bus', close: () => bus.close() },

@@ -1,5 +1,6 @@
 import type { AgentReply, ProcessDocument } from '@sas/contracts';
 import { continueCompensation } from './compensation';
+import { holdForPause, isPaused } from './pause-hold';
 import { ProcessDraft } from './process-draft';
 import { recoverFailure, thresholdReached } from './recover';
 import { maxParkedMs } from './workflow-definition';
@@ -45,6 +46,8 @@ export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: Transit
       draft.status('StepCompleted', { step: step.name });
       if (draft.doc.currentStep + 1 < draft.doc.steps.length) {
         draft.doc.currentStep += 1;
+        const next = draft.step();
+        if (isPaused(ctx, next.agent)) return holdForPause(draft, next.agent, from);
         draft.dispatch();
         return draft.finish(`${from}; dispatching ${draft.step().name}`);
       }
@@ -54,6 +57,8 @@ export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: Transit
       return draft.finish(`${from}; all steps done`);
     }
     case 'parked': {
+      // Its agent is paused meanwhile: held, so time parked during the pause never reaches the parking bound.
+      if (isPaused(ctx, step.agent)) return holdForPause(draft, step.agent, `${from}: ${reply.reason}`);
       // The remote's circuit is open: hold the step without counting a failure, but not for ever.
       const since = step.parkedSince ?? draft.now;
       step.parkedSince = since;

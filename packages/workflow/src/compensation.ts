@@ -1,4 +1,5 @@
 import type { StepRecord } from '@sas/contracts';
+import { holdForPause, isPaused } from './pause-hold';
 import type { ProcessDraft } from './process-draft';
 import type { TransitionResult } from './transition-result';
 
@@ -51,6 +52,7 @@ export function continueCompensation(draft: ProcessDraft, from: number, why: str
     step.idempotencyKey = `${step.idempotencyKey}/compensate`;
   }
   draft.doc.currentStep = target;
+  if (isPaused(draft.ctx, step.agent)) return holdForPause(draft, step.agent, why);
   draft.dispatch();
   return draft.finish(`${why}; compensating ${step.name}`);
 }

@@ -27,5 +27,6 @@ export * from './apply-reply';
 export * from './recover';
 export * from './operator-actions';
 export * from './undelivered';
+export * from './pause-hold';
 export * from './transition';
 export * from './load-workflows';

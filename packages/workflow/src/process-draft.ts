@@ -64,6 +64,7 @@ export class ProcessDraft {
     this.doc.completeBy = new Date(this.ctx.now + def.completeByMs);
     step.state = mode === 'forward' ? 'Running' : 'Compensating';
     step.dispatches += 1;
+    if (this.doc.heldFor) this.doc.heldFor = null;
     step.startedAt ??= this.now;
     this.actions.push({
       type: 'dispatch',
@@ -100,6 +101,7 @@ export class ProcessDraft {
     this.doc.lockedBy = null;
     this.doc.completeBy = null;
     this.doc.notBefore = new Date(atMs);
+    if (this.doc.heldFor) this.doc.heldFor = null;
     this.actions.push({ type: 'wake', atMs });
   }
 

@@ -1,4 +1,5 @@
 import type { ProcessDocument } from '@sas/contracts';
+import { holdForPause, isPaused } from './pause-hold';
 import type { ProcessDraft } from './process-draft';
 import type { TransitionResult } from './transition-result';
 
@@ -12,6 +13,9 @@ export function recoverFailure(draft: ProcessDraft, reason: string): TransitionR
   const doc = draft.doc;
   const { workflow, now } = draft.ctx;
   const stepName = draft.step().name;
+  const agent = draft.step().agent;
+  // Its agent is paused (an outage or maintenance an operator knows of): not the step's failure.
+  if (isPaused(draft.ctx, agent)) return holdForPause(draft, agent, `${reason}; not counted as a failure`);
   doc.failureCount += 1;
   doc.reason = `${stepName}: ${reason}`;
   if (doc.failureCount < workflow.failureThreshold) {

@@ -9,4 +9,9 @@ export interface TransitionContext {
   who: string;
   /** Queue agents answer on. */
   replyQueue: string;
+  /**
+   * Agents an operator paused: a dispatch to one of them is held instead of sent (see
+   * `holdForPause`). Read by the caller, possibly a little stale (a cache). @default none
+   */
+  pausedAgents?: ReadonlySet<string>;
 }

@@ -11,7 +11,7 @@ export function sendError(res: Response, status: number, error: string, extra: R
 
 /** Unknown `/api/...` paths answer JSON like the rest of the API, not express's HTML page. */
 export const apiNotFound: RequestHandler = (req, res) => {
-  sendError(res, 404, `No API endpoint ${req.method} ${req.originalUrl}; see GET /api/processes, /api/summary, /api/breakers, /api/dead-letters, /api/alerts`);
+  sendError(res, 404, `No API endpoint ${req.method} ${req.originalUrl}; see GET /api/processes, /api/summary, /api/breakers, /api/dead-letters, /api/alerts, /api/agents`);
 };
 
 /** An error raised by express's own middleware (the JSON body parser) that is the client's fault. */

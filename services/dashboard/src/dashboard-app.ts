@@ -6,6 +6,9 @@ import type { Queue } from 'bullmq';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { AgentPauseModel } from './agent-pause-model';
+import { registerAgentPauseMetrics } from './agent-pause-metrics';
+import { agentRoutes } from './agent-routes';
 import type { AlertStore } from './alert-store';
 import { apiErrorHandler, apiNotFound } from './api-errors';
 import { bulkRoutes, type BulkOperations } from './bulk-routes';
@@ -49,6 +52,8 @@ export interface DashboardAppDeps {
   metrics?: Registry;
   /** Bulk operations (`/api/bulk`). @default none: the endpoints answer 404 */
   bulk?: BulkOperations;
+  /** Agents' pause state; serves `/api/agents` and the pause gauges when given. @default none */
+  agentPauses?: AgentPauseModel;
 }
 
 /** Where bull-board is mounted. */
@@ -78,6 +83,7 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
   app.use(healthRoutes({ readModel: deps.readModel, redisReady: deps.redisReady }));
   if (deps.metrics) {
     registerDashboardMetrics(deps.metrics, { readModel: deps.readModel, inspector, logger: deps.logger });
+    if (deps.agentPauses) registerAgentPauseMetrics(deps.metrics, deps.agentPauses, deps.logger);
     app.use(metricsRoute(deps.metrics));
   }
   app.use(loginRoute(deps.auth));
@@ -87,6 +93,7 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
   app.use('/api', express.json({ limit: '16kb' }));
   app.use('/api/processes', processRoutes({ readModel: deps.readModel, commands: deps.commands, logger: deps.logger }));
   if (deps.bulk) app.use('/api/bulk', bulkRoutes({ bulk: deps.bulk, logger: deps.logger }));
+  if (deps.agentPauses) app.use('/api/agents', agentRoutes({ agents: deps.agentPauses, logger: deps.logger, now: deps.now ?? (() => new Date()) }));
   app.use('/api', overviewRoutes({ readModel: deps.readModel, inspector, alerts: deps.alerts, now: deps.now ?? (() => new Date()) }));
   app.use('/api', apiNotFound);
   app.get('/', (_req, res) => {

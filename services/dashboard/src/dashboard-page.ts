@@ -1,4 +1,5 @@
 import { ProcessState } from '@sas/contracts';
+import { AGENT_PANEL_SCRIPT } from './agent-panel-script';
 import { escapeHtml } from './escape-html';
 import { PAGE_SCRIPT } from './page-script';
 import { PAGE_STYLE } from './page-style';
@@ -46,6 +47,12 @@ export function renderDashboardPage(options: DashboardPageOptions): string {
     <h2>Circuit breakers</h2>
     <div id="breakers"><p class="muted">Loading…</p></div>
   </section>
+  <section>
+    <h2>Remote services</h2>
+    <input id="ag-reason" placeholder="reason (required to pause)" maxlength="500" aria-label="pause reason">
+    <p class="answer" id="ag-answer" role="status"></p>
+    <div id="agents"><p class="muted">Loading…</p></div>
+  </section>
   <section class="wide">
     <h2>Alerts</h2>
     <div id="alerts"><p class="muted">Loading…</p></div>
@@ -76,7 +83,7 @@ export function renderDashboardPage(options: DashboardPageOptions): string {
     <div id="detail"><p class="muted">Click a process to see its steps and history.</p></div>
   </section>
 </main>
-<script nonce="${nonce}">${PAGE_SCRIPT}</script>
+<script nonce="${nonce}">${PAGE_SCRIPT}${AGENT_PANEL_SCRIPT}</script>
 </body>
 </html>
 `;

@@ -8,6 +8,7 @@ import { DashboardConfig } from './config';
 import { createDashboardApp } from './dashboard-app';
 import { DashboardCredentials } from './dashboard-credentials';
 import { DashboardServer } from './dashboard-server';
+import { MongoAgentPauseModel } from './mongo-agent-pause-model';
 import { MongoAlertStore } from './mongo-alert-store';
 import { MongoReadModel } from './mongo-read-model';
 import { systemQueueNames } from './queue-catalog';
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     queuePrefix: config.QUEUE_PREFIX,
     metrics,
     bulk: new BulkOperationService(new MongoBulkOperationStore(store.db), new MongoBulkCandidates(store.db), systemClock),
+    agentPauses: new MongoAgentPauseModel(store.db, config.AGENTS),
   });
   const server = new DashboardServer(app);
   const port = await server.start(config.PORT, config.HOST);

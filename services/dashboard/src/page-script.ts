@@ -153,6 +153,7 @@ export const PAGE_SCRIPT = String.raw`
         field('process id', p._id), field('workflow', p.workflow + ' v' + p.workflowVersion),
         field('mode', p.mode), field('attempt', p.attempt), field('failures', p.failureCount),
         field('locked by', p.lockedBy || '–'), field('complete by', when(p.completeBy)),
+        field('held for', p.heldFor ? 'agent ' + p.heldFor + ' (paused)' : '–'),
         field('reason', p.reason || '–'), field('created', when(p.createdAt)), field('updated', when(p.updatedAt))),
       el('h3', null, 'Steps'),
       table(['#', 'step', 'operation', 'state', 'dispatches', 'started', 'finished', 'error'],

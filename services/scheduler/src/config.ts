@@ -12,6 +12,15 @@ export const SchedulerConfig = z.object({
   CLAIM_BATCH: z.coerce.number().int().positive().default(20),
   /** Wake-ups handled at once; each claims the process it names. */
   WAKEUP_CONCURRENCY: z.coerce.number().int().positive().default(8),
+  /**
+   * How long a reading of the paused agents is used: for up to this long after a pause, a dispatch
+   * to that agent may still leave (decision 49).
+   */
+  PAUSE_CACHE_MS: z.coerce.number().int().positive().default(1000),
+  /** Held processes this scheduler releases per second at most once their agent is resumed. */
+  RELEASE_RATE: z.coerce.number().positive().default(20),
+  /** Time between rounds of releasing held work. */
+  RELEASE_INTERVAL_MS: z.coerce.number().int().positive().default(500),
   /** Replies applied at once. */
   REPLY_CONCURRENCY: z.coerce.number().int().positive().default(16),
   /** Run persistent jobs (job specifications) in this scheduler; `false` leaves them to other instances. */

@@ -2,3 +2,4 @@
 export * from './config';
 export * from './scheduler';
 export * from './operator-command-handler';
+export * from './held-work-releaser';

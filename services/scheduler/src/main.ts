@@ -5,6 +5,8 @@ import { startBulkOperations } from './bulk-operations';
 import { SchedulerConfig } from './config';
 import { registerJobRunnerCounters } from './job-runner-counters';
 import { startJobScheduling } from './job-scheduling';
+import { HeldWorkReleaser } from './held-work-releaser';
+import { registerHeldWorkCounters } from './held-work-counters';
 import { OperatorCommandHandler } from './operator-command-handler';
 import { PromSchedulerMetrics } from './prom-scheduler-metrics';
 import { Scheduler } from './scheduler';
@@ -53,6 +55,17 @@ runMain('scheduler', async () => {
     },
   });
   scheduler.start();
+  const releaser = new HeldWorkReleaser({
+    engine,
+    store: svc.store,
+    pauses: svc.pauses,
+    clock: svc.clock,
+    logger,
+    ratePerSecond: config.RELEASE_RATE,
+    intervalMs: config.RELEASE_INTERVAL_MS,
+  });
+  registerHeldWorkCounters(svc.metrics, releaser);
+  releaser.start();
   const jobs = await startJobScheduling(svc, config);
   if (jobs) registerJobRunnerCounters(svc.metrics, jobs.runner);
   const bulk = await startBulkOperations(svc, config, commands, () => void scheduler.claimAvailable());
@@ -61,6 +74,7 @@ runMain('scheduler', async () => {
   const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
   installShutdown(logger, [
     { name: 'scheduler', close: () => scheduler.close() },
+    { name: 'held-work-releaser', close: () => releaser.close() },
     ...(jobs ? [jobs] : []),
     bulk,
     { name: 'probe', close: () => probe.close() },

@@ -15,5 +15,7 @@ export const SupervisorConfig = z.object({
    * long after it dies. Defaults to 3 × SWEEP_INTERVAL_MS.
    */
   LEASE_TTL_MS: z.coerce.number().int().positive().optional(),
+  /** How long a reading of the paused agents is used (an expired step of a paused agent is held, decision 49). */
+  PAUSE_CACHE_MS: z.coerce.number().int().positive().default(1000),
 });
 export type SupervisorConfig = z.infer<typeof SupervisorConfig>;

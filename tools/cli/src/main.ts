@@ -2,6 +2,7 @@
 /* eslint-disable no-console -- this is the command line's entry point: its output is the interface */
 import { parseArgs } from 'node:util';
 import { BULK_USAGE, runBulkCommand } from './bulk-command';
+import { AGENT_PAUSE_USAGE, runAgentPauseCommand } from './agent-pause-command';
 import { cliEnv } from './cli-env';
 import { runDemo } from './demo/run-demo';
 import { JOBS_USAGE, runJobsCommand } from './jobs-command';
@@ -19,6 +20,7 @@ const USAGE = `Usage: sas <command> [options]
   resubmit <processId> [--by NAME] [--reason TEXT]  restart an Error process from its failed step
   cancel <processId> [--by NAME] [--reason TEXT]    stop an unfinished process and undo what it did
 ${BULK_USAGE}
+${AGENT_PAUSE_USAGE}
 ${JOBS_USAGE}
 ${WORKFLOWS_USAGE}
 
@@ -94,6 +96,12 @@ async function main(argv: string[]): Promise<number> {
     case 'jobs': {
       const args = { action: target, key: positionals[2], file: values.file, requestor: values.requestor, all: values.all, by: values.by };
       return runJobsCommand(env, args, (l) => console.log(l));
+    }
+    case 'pause':
+    case 'resume':
+    case 'agents': {
+      const args = { action: command, agent: target, reason: values.reason, by: values.by } as const;
+      return runAgentPauseCommand({ ...env, workflowsFile: process.env['WORKFLOWS_FILE'] }, args, (l) => console.log(l));
     }
     case 'workflows':
       return runWorkflowsCommand(target, positionals[2], (l) => console.log(l));

@@ -27,6 +27,8 @@ export class ProcessRun {
   now = T0;
   /** The actions of the last applied transition. */
   actions: Action[] = [];
+  /** Agents an operator paused, as the caller of every transition reads them. */
+  pausedAgents = new Set<string>();
 
   constructor(
     readonly workflow: WorkflowDefinition = orderFulfilmentV1,
@@ -42,6 +44,7 @@ export class ProcessRun {
       now: this.now,
       who,
       replyQueue: QueueNames.schedulerReplies,
+      pausedAgents: this.pausedAgents,
     });
   }
 

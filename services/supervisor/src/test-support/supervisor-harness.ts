@@ -1,5 +1,5 @@
 import { QueueNames, type ProcessDocument } from '@sas/contracts';
-import { ProcessEngine } from '@sas/engine';
+import { ProcessEngine, type PausedAgents } from '@sas/engine';
 import { InMemoryLease, InMemoryProcessStore } from '@sas/store';
 import { ManualClock, RecordingOutbox } from '@sas/testkit';
 import {
@@ -34,11 +34,14 @@ export class SupervisorHarness {
   readonly lease = new InMemoryLease();
   private readonly registry = new WorkflowRegistry(builtInWorkflows);
   private readonly supervisors: Supervisor[] = [];
+  /** Agents an operator paused, as every engine the harness builds reads them. */
+  readonly pausedAgents = new Set<string>();
+  private readonly pauses: PausedAgents = { current: () => Promise.resolve(this.pausedAgents) };
 
   engine(who: string): ProcessEngine {
     const { store, outbox, registry, clock } = this;
     const replyQueue = QueueNames.schedulerReplies;
-    return new ProcessEngine({ store, outbox, registry, clock, who, replyQueue, logger });
+    return new ProcessEngine({ store, outbox, registry, clock, who, replyQueue, logger, pausedAgents: this.pauses });
   }
 
   supervisor(instanceId: string, lease: SweepLease = this.lease): Supervisor {

@@ -1,0 +1,69 @@
+import { AgentName, type AgentPauseDocument } from '@sas/contracts';
+import { readOptionalFile, systemClock } from '@sas/runtime';
+import { CollectionNames, MongoAgentPauseStore, connectStore, setAgentPause } from '@sas/store';
+import { loadWorkflows } from '@sas/workflow';
+import type { CliEnv } from './cli-env';
+
+/** Usage of the pause commands, part of the CLI's help. */
+export const AGENT_PAUSE_USAGE = `  pause <agent> --reason TEXT [--by NAME]   hold new dispatches to a remote service (outage, maintenance)
+  resume <agent> [--reason TEXT] [--by NAME] release its held work, at the schedulers' bounded rate
+  agents                                    each agent: paused or running, held processes, who and why`;
+
+/** Arguments of `sas pause|resume|agents`, as parsed from the command line. */
+export interface AgentPauseArgs {
+  action: 'pause' | 'resume' | 'agents';
+  agent: string | undefined;
+  reason: string | undefined;
+  by: string;
+}
+
+/**
+ * `sas pause`, `sas resume` and `sas agents`: change an agent's pause straight in MongoDB
+ * (`agent_pauses`, MONGO_URL and MONGO_DB), as the dashboard does; schedulers see it within their
+ * PAUSE_CACHE_MS. An agent name is checked against the workflows' agents (built-in ones plus
+ * WORKFLOWS_FILE) and the agents paused before, so a typo does not pause nothing.
+ */
+export async function runAgentPauseCommand(env: CliEnv & { workflowsFile?: string | undefined }, args: AgentPauseArgs, out: (line: string) => void): Promise<number> {
+  const connection = await connectStore(env.mongoUrl, env.mongoDb);
+  try {
+    const pauses = new MongoAgentPauseStore(connection.db);
+    const docs = await pauses.list();
+    if (args.action === 'agents') {
+      const held = connection.db.collection(CollectionNames.processes);
+      for (const agent of knownAgents(env.workflowsFile, docs)) {
+        const doc = docs.find((d) => d._id === agent);
+        const count = await held.countDocuments({ heldFor: agent, state: 'Pending' });
+        out(describe(agent, doc, count));
+      }
+      return 0;
+    }
+    const agent = AgentName.safeParse(args.agent);
+    if (!args.agent || !agent.success) throw new Error(`${args.action} needs an agent name (letters, digits, _ or -), e.g. sas ${args.action} payment`);
+    const known = knownAgents(env.workflowsFile, docs);
+    if (!known.includes(agent.data)) {
+      throw new Error(`no workflow uses an agent '${agent.data}' (known: ${known.join(', ')}); check the name, or set WORKFLOWS_FILE to the services' workflows file`);
+    }
+    if (args.action === 'pause' && !args.reason) throw new Error(`say why you pause ${agent.data}: --reason 'PSP maintenance until 14:00' (it is recorded with your name)`);
+    const change = await setAgentPause(pauses, { agent: agent.data, action: args.action, by: args.by, reason: args.reason, now: systemClock.now() });
+    out(`${change.changed ? 'done' : 'unchanged'}: ${change.message}`);
+    return 0;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The workflows' agents and every agent paused before, by name. */
+function knownAgents(workflowsFile: string | undefined, docs: readonly AgentPauseDocument[]): string[] {
+  const registry = loadWorkflows(readOptionalFile('WORKFLOWS_FILE', workflowsFile));
+  const agents = registry.list().flatMap((id) => {
+    const at = id.lastIndexOf('@');
+    return registry.find(id.slice(0, at), Number(id.slice(at + 1)))?.steps.map((s) => s.agent) ?? [];
+  });
+  return [...new Set([...agents, ...docs.map((d) => d._id)])].sort();
+}
+
+function describe(agent: string, doc: AgentPauseDocument | undefined, held: number): string {
+  if (!doc) return `${agent}: running, never paused; ${held} held`;
+  const because = doc.reason ? `: ${doc.reason}` : '';
+  return `${agent}: ${doc.paused ? 'PAUSED' : 'running'} since ${doc.since.toISOString()} by ${doc.by}${because}; ${held} held`;
+}
