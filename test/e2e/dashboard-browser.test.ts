@@ -23,7 +23,10 @@ describe('the dashboard page in a real browser (Debian chromium, real processes)
   const text = (locator: Locator): Promise<string> => locator.innerText();
 
   beforeAll(async () => {
-    fx = await SystemFixture.start('dashboard-browser', { schedulers: 1, supervisors: 1, dashboard: 1 }, fastRoleEnv());
+    const env = fastRoleEnv();
+    // Every transition reads the pauses afresh, so a pause holds the very next dispatch (the default
+    // cache lets a dispatch leave for up to a second after a pause; see "Pausing a remote service").
+    fx = await SystemFixture.start('dashboard-browser', { schedulers: 1, supervisors: 1, dashboard: 1 }, { ...env, scheduler: { ...env['scheduler'], PAUSE_CACHE_MS: '1' } });
     // The dashboard consumes `alerts`; the fixture's own collector would take some of them.
     await fx.alerts.close();
     const [dashboard] = fx.system.byRole('dashboard');
@@ -109,6 +112,33 @@ describe('the dashboard page in a real browser (Debian chromium, real processes)
     await page.click('#filters button[type=submit]');
     await until('every order in the list again', async () => ((await rows('processes')).length === 4 ? true : null));
     await browser.screenshot('2-process-canceled');
+  });
+
+  it('pauses payment from the Remote services panel, holds a new order for it, and releases it on resume', async () => {
+    const payment = page.locator('#agents tr[data-agent="payment"]');
+    await page.fill('#ag-reason', 'PSP maintenance');
+    await payment.locator('button', { hasText: /^Pause$/ }).click();
+    await payment.locator('.badge', { hasText: /^paused$/ }).waitFor({ timeout: WAIT_MS });
+    expect(await text(payment)).toContain('operator:local');
+    expect(await text(payment)).toContain('PSP maintenance');
+
+    const order = 'brw-paused-1';
+    await fx.submit([fx.order(order, { workflow: 'fast-fulfilment' })]);
+    const heldDoc = await until(`${order} held for payment`, async () => {
+      const [doc] = await fx.processes({ orderId: order });
+      return doc?.heldFor === 'payment' ? doc : null;
+    });
+    expect(heldDoc.state).toBe('Pending');
+    expect(heldDoc.failureCount).toBe(0);
+    // The panel counts it (its third column) at its next refresh.
+    await until('one held process in the payment row', async () => ((await payment.locator('td').nth(2).innerText()) === '1' ? true : null));
+    await browser.screenshot('2b-agent-paused');
+
+    await payment.locator('button', { hasText: /^Resume$/ }).click();
+    await payment.locator('.badge', { hasText: /^running$/ }).waitFor({ timeout: WAIT_MS });
+    await fx.waitForStates([order], ['Processed'], WAIT_MS);
+    const [doc] = await fx.processes({ orderId: order });
+    expect(doc?.heldFor ?? null).toBeNull();
   });
 
   it('signs out: the sign-in page shows and the cookie is gone', async () => {
