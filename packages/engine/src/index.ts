@@ -13,3 +13,4 @@ export * from './action-performer';
 export * from './outbox-entries';
 export * from './outbox-delivery';
 export * from './process-engine';
+export * from './transition-trace';

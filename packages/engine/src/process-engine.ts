@@ -1,5 +1,5 @@
 import type { ProcessDocument } from '@sas/contracts';
-import { ensureError, type Clock } from '@sas/runtime';
+import { ensureError, type Clock, type Tracing } from '@sas/runtime';
 import type { CommitResult, OwedOutbox, ProcessStore, ProcessSummary } from '@sas/store';
 import { WorkflowNotDeployedError, transition, type ProcessInput, type TransitionResult, type WorkflowRegistry } from '@sas/workflow';
 import type { Logger } from 'pino';
@@ -9,6 +9,7 @@ import { outboxEntries } from './outbox-entries';
 import type { ApplyOutcome } from './apply-outcome';
 import type { Outbox } from './outbox';
 import { quarantineUpdate } from './quarantine-update';
+import { TransitionTrace } from './transition-trace';
 
 /** Dependencies of {@link ProcessEngine}. */
 export interface ProcessEngineDeps {
@@ -28,6 +29,8 @@ export interface ProcessEngineDeps {
    * it (a rolling deploy) before it is given up to an operator in Error. @default 600000 (10 min)
    */
   notDeployedGraceMs?: number;
+  /** Spans for committed transitions and their dispatches, in the process's trace. @default none (no tracing work at all) */
+  tracing?: Tracing | undefined;
 }
 
 /** What became of a process this build cannot handle. */
@@ -98,7 +101,9 @@ export class ProcessEngine {
         log.info({ from: doc.state, to: next.state, step: result.history.step }, result.history.why);
         const delivered = await this.delivery.deliver(next);
         const current: ProcessDocument = delivered ? { ...next, outbox: [], outboxSince: null } : next;
-        const unsent = await this.performer.perform(doc._id, result.actions);
+        const trace = this.deps.tracing && TransitionTrace.start(this.deps.tracing, next, input, doc.state);
+        const unsent = await this.performer.perform(doc._id, result.actions, trace);
+        trace?.end(unsent?.error);
         if (unsent && input.type !== 'undelivered') return this.releaseUnsent(current, unsent, result.history.why);
         return { kind: 'applied', process: current, why: result.history.why };
       }
