@@ -24,6 +24,5 @@ export const TracingConfig = {
   /** The ratio of the `*traceidratio` samplers, in [0, 1]. @default 1 */
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
 };
-const TracingSettingsSchema = z.object(TracingConfig);
 /** The parsed {@link TracingConfig} fields. */
-export type TracingSettings = z.infer<typeof TracingSettingsSchema>;
+export type TracingSettings = z.infer<z.ZodObject<typeof TracingConfig>>;
