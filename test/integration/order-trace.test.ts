@@ -49,10 +49,17 @@ class World {
       new ProcessEngine({ store, outbox, registry, clock, who, replyQueue: QueueNames.schedulerReplies, logger, ...tracing(who) });
     this.scheduler = engine('scheduler');
     this.supervisor = engine('supervisor');
-    for (const name of ['inventory', 'payment', 'shipping']) this.agents.set(name, this.agent(name, tracing(`agent-${name}`)));
+    for (const name of ['inventory', 'payment', 'shipping']) this.agents.set(name, this.newAgent(name, tracing(`agent-${name}`)));
   }
 
-  private agent(name: string, tracing: { tracing?: Tracing }): AgentWorker {
+  /** The worker of one agent. */
+  agent(name: string): AgentWorker {
+    const worker = this.agents.get(name);
+    if (!worker) throw new Error(`no agent ${name}`);
+    return worker;
+  }
+
+  private newAgent(name: string, tracing: { tracing?: Tracing }): AgentWorker {
     const handle = (operation: string) => async (): Promise<Record<string, unknown>> => {
       if (this.options.failing?.includes(`${name}.${operation}`)) throw new PermanentError(`${name} refuses ${operation}`);
       return { done: operation };
@@ -199,6 +206,27 @@ describe('tracing one order across submission, scheduler, agents and supervisor'
     // Attempt 1 was lost, the recovery took attempt 2, the claim after it dispatched attempt 3.
     const again = w.span('inventory.reserve attempt 3');
     expect(again).toMatchObject({ traceId: submit.traceId, attributes: { attempt: 3, outcome: 'replied-ok' } });
+    expect(new Set(w.spans().map((s) => s.traceId))).toEqual(new Set([submit.traceId]));
+  });
+
+  it('puts an operator’s cancel of an order with a step in flight, and the undo after it, in the same trace', async () => {
+    const w = new World();
+    await w.submit();
+    // The reservation's request is in flight (not yet handled) when the operator cancels.
+    const inFlight = w.outbox.take((s) => s.queue.startsWith('agent.')).map((s) => AgentRequest.parse(s.message));
+    expect((await w.scheduler.apply('p-1', { type: 'cancel', by: 'alice', reason: 'customer called' })).kind).toBe('applied');
+    // Its reply arrives after the cancel, for an attempt that is no longer current: ignored, no span.
+    for (const request of inFlight) await w.agent(request.agent).handle(request);
+    await w.settle();
+    w.clock.t += 60_000; // the undo waits for the canceled attempt's complete-by
+    await w.scheduler.apply('p-1', { type: 'claim' });
+    await w.settle();
+    expect(w.process().state).toBe('Canceled');
+
+    const submit = w.span('submit');
+    expect(w.span('cancel')).toMatchObject({ traceId: submit.traceId, parentSpanId: submit.spanId, attributes: { processId: 'p-1', to: 'Pending' } });
+    expect(w.span('inventory.release attempt 3')).toMatchObject({ attributes: { mode: 'compensate', outcome: 'replied-ok' } });
+    expect(w.spans().filter((s) => s.name === 'apply reply').map((s) => s.attributes['to'])).toEqual(['Canceled']);
     expect(new Set(w.spans().map((s) => s.traceId))).toEqual(new Set([submit.traceId]));
   });
 
