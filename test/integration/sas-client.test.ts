@@ -82,6 +82,21 @@ describe('submitting orders', () => {
     expect(again.jobId).toBe(first.jobId);
   });
 
+  it('carries the order’s traceparent without letting it change the job id, and drops a malformed one', async () => {
+    const { client, prefix } = openClient();
+    const traced = await client.submit(order({ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }));
+    const retried = await client.submit(order({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }));
+    const malformed = await client.submit(order({ orderId: 'order-2', traceparent: 'not-a-trace-context' }));
+
+    expect(retried.jobId).toBe(traced.jobId);
+    expect(malformed.message.traceparent).toBeUndefined();
+    const jobs = await openQueue(QueueNames.submission, prefix).getJobs(['waiting', 'active', 'completed']);
+    const byOrder = new Map(jobs.map((j) => [(j.data as { orderId: string }).orderId, j.data as Record<string, unknown>]));
+    expect(jobs).toHaveLength(2);
+    expect(byOrder.get('order-1')?.['traceparent']).toBe('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+    expect(byOrder.get('order-2')).not.toHaveProperty('traceparent');
+  });
+
   it('queues a different submission under a taken orderId, so the submission service can answer it with Duplicate', async () => {
     const { client, prefix } = openClient();
     const first = await client.submit(order());

@@ -47,6 +47,12 @@ export interface AgentCall<Input = JsonObject> {
   signal: AbortSignal;
   /** A pino logger bound to processId, orderId, step, attempt, mode, operation and try. */
   logger: Logger;
+  /**
+   * The W3C trace context of this try's span, when the agent traces: send it on as the
+   * `traceparent` header (the HTTP agent does) so the remote's spans join the order's trace.
+   * Absent when tracing is off.
+   */
+  traceparent?: string;
 }
 
 /**

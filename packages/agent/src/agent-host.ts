@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Consumer } from '@sas/bus';
 import { AgentRequest, QueueNames, type AgentReply } from '@sas/contracts';
-import type { Clock } from '@sas/runtime';
+import type { Clock, Tracing } from '@sas/runtime';
 import type { AgentDefinition } from './agent-definition';
 import type { AgentMetrics } from './agent-metrics';
 import { AgentWorker, type AgentWorkerDefaults } from './agent-worker';
@@ -40,6 +40,8 @@ export interface AgentHostDeps {
   concurrency?: number;
   /** Where every handled request is reported. @default none */
   metrics?: AgentMetrics;
+  /** Spans per attempt and try, in each order's trace. @default none */
+  tracing?: Tracing | undefined;
 }
 
 interface Hosted {
@@ -86,6 +88,7 @@ export class AgentHost {
         random: deps.random,
         logger,
         defaults: deps.defaults,
+        tracing: deps.tracing,
       });
       const reporter = deps.reportSink
         ? new BreakerReporter({

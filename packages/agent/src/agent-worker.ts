@@ -7,8 +7,9 @@ import {
   type JsonObject,
   type RetryPolicy,
 } from '@sas/contracts';
-import { PermanentError, TransientError, ensureError, type Clock } from '@sas/runtime';
+import { PermanentError, TransientError, ensureError, type Clock, type Tracing } from '@sas/runtime';
 import type { AgentCall } from './agent-call';
+import { traceAttempt, traceTry } from './attempt-trace';
 import type { AgentDefinition } from './agent-definition';
 import { backoffDelay } from './backoff';
 import type { Breakers } from './breakers';
@@ -40,6 +41,8 @@ export interface AgentWorkerDeps {
   random: () => number;
   logger: Logger;
   defaults: AgentWorkerDefaults;
+  /** A span per attempt and per try, in the order's trace. @default none (no tracing work at all) */
+  tracing?: Tracing | undefined;
 }
 
 type ReplyBody =
@@ -74,7 +77,8 @@ export class AgentWorker {
    * is safe).
    */
   async handle(request: AgentRequest): Promise<HandleOutcome> {
-    const outcome = await this.run(request);
+    const { tracing } = this.deps;
+    const outcome = tracing ? await traceAttempt(tracing, request, (traced) => this.run(traced)) : await this.run(request);
     this.counts.set(outcome.kind, (this.counts.get(outcome.kind) ?? 0) + 1);
     return outcome;
   }
@@ -141,7 +145,10 @@ export class AgentWorker {
       attempt: request.attempt,
       completeBy: request.completeBy,
       signal,
+      // The attempt span's context (traceAttempt put it there); each try's span is its child.
+      ...(this.deps.tracing && request.traceparent !== undefined && { traceparent: request.traceparent }),
     };
+    const { tracing } = this.deps;
     let calls = 0;
     for (let tryNumber = 1; ; tryNumber += 1) {
       let value: unknown;
@@ -149,7 +156,8 @@ export class AgentWorker {
         value = await breakers.call(request.agent, () => {
           calls += 1;
           log.debug({ try: tryNumber }, 'calling remote');
-          return operation.handle({ ...base, tryNumber, logger: log.child({ try: tryNumber }) });
+          const call = { ...base, tryNumber, logger: log.child({ try: tryNumber }) };
+          return tracing ? traceTry(tracing, call, operation.handle) : operation.handle(call);
         });
       } catch (e) {
         const err = ensureError(e);
@@ -240,6 +248,7 @@ export class AgentWorker {
       agentInstance: this.deps.instanceId,
       at,
       ...body,
+      ...(this.deps.tracing && request.traceparent !== undefined && { traceparent: request.traceparent }),
     });
     if (!parsed.success) {
       throw new Error(

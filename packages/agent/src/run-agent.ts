@@ -5,11 +5,13 @@ import {
   closeAll,
   createLogger,
   createMetricsRegistry,
+  createTracing,
   defaultInstanceId,
   installShutdown,
   loadConfig,
   scrapedCounter,
   systemClock,
+  tracingClosables,
   type Closable,
 } from '@sas/runtime';
 import { BreakerRepository, connectStore, ensureIndexes } from '@sas/store';
@@ -70,6 +72,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> 
   const breakers = new CircuitBreakers({ ...breakerSettingsOf(config), clock: systemClock, logger });
   const metrics = new PromAgentMetrics(registry);
   const unwatchBreakers = metrics.watchBreakers(breakers, names);
+  const tracing = createTracing(config, { service, instanceId });
   const host = new AgentHost({
     agents: options.agents,
     instanceId,
@@ -84,6 +87,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> 
     defaults: { retry: retryDefaultsOf(config) },
     concurrency: config.CONCURRENCY,
     metrics,
+    tracing,
   });
   host.start();
   scrapedCounter({
@@ -113,6 +117,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> 
     probePort = await probe.start(config.PROBE_PORT);
     closables.push({ name: 'probe server', close: () => probe.close() });
   }
+  // Last: the spans of the requests finished while closing are exported too.
+  closables.push(...tracingClosables(tracing));
   const queues = names.map((n) => QueueNames.agentRequests(n));
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
   logger.info({ agent: names.length === 1 ? names[0] : names, queue: queues.length === 1 ? queues[0] : queues, probePort }, 'agent ready');

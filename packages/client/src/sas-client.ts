@@ -10,6 +10,7 @@ import {
   type StatusEvent,
   type StatusKind,
 } from '@sas/contracts';
+import { activeTraceparent } from './active-traceparent';
 import { ClientClosedError } from './errors/client-closed-error';
 import { InvalidOrderError } from './errors/invalid-order-error';
 import { NoAnswerError } from './errors/no-answer-error';
@@ -257,7 +258,14 @@ export class SasClient {
 
   private validate(order: OrderInput): Submitted {
     const replyTo = order.replyTo ?? this.replyTo;
-    const parsed = SubmissionMessage.safeParse({ ...order, schemaVersion: order.schemaVersion ?? SCHEMA_VERSION, ...(replyTo ? { replyTo } : {}) });
+    // The order's trace continues the application's: its own traceparent, else its active span's.
+    const traceparent = order.traceparent ?? activeTraceparent();
+    const parsed = SubmissionMessage.safeParse({
+      ...order,
+      schemaVersion: order.schemaVersion ?? SCHEMA_VERSION,
+      ...(replyTo ? { replyTo } : {}),
+      ...(traceparent !== undefined && { traceparent }),
+    });
     if (!parsed.success) {
       const orderId = typeof (order as { orderId?: unknown }).orderId === 'string' ? order.orderId : undefined;
       throw new InvalidOrderError(orderId, describeIssues(parsed.error));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EpochMs, JsonObject } from './common';
 import { ProcessMode } from './process-state';
+import { Traceparent } from './traceparent';
 
 const ReplyBase = z.object({
   schemaVersion: z.literal(1),
@@ -13,6 +14,8 @@ const ReplyBase = z.object({
   /** Which agent instance answered, for the process history. */
   agentInstance: z.string().min(1),
   at: EpochMs,
+  /** The agent's attempt span: the scheduler's span applying this reply links to it. */
+  traceparent: Traceparent,
 });
 
 /**

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EpochMs, JsonObject, OrderId } from './common';
 import { ProcessMode } from './process-state';
 import { RetryPolicy } from './retry-policy';
+import { Traceparent } from './traceparent';
 
 /** What a scheduler sends to `agent.<agent>.requests` for one step (or one compensation). */
 export const AgentRequest = z.object({
@@ -47,5 +48,7 @@ export const AgentRequest = z.object({
       result: JsonObject.nullable(),
     })
     .optional(),
+  /** The scheduler's dispatch span: the agent's attempt span is its child. */
+  traceparent: Traceparent,
 });
 export type AgentRequest = z.infer<typeof AgentRequest>;

@@ -11,6 +11,7 @@ export * from './schema-version';
 export * from './queue-names';
 export * from './process-state';
 export * from './common';
+export * from './traceparent';
 export * from './retry-policy';
 export * from './json-depth';
 export * from './submission-message';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JsonObject } from './common';
 import { OutboxEntry } from './outbox-entry';
+import { Traceparent } from './traceparent';
 import { ProcessMode, ProcessState, StepState } from './process-state';
 
 /** State of one step inside a process document. */
@@ -103,5 +104,11 @@ export const ProcessDocument = z.object({
   commands: z
     .array(z.object({ id: z.string(), command: z.enum(['resubmit', 'cancel']), message: z.string(), at: z.date() }))
     .optional(),
+  /**
+   * The trace context of the submission that created the process (its `submit` span), so every
+   * scheduler and supervisor, after any restart, adds its spans to the same trace. Optional:
+   * absent when tracing was off at submission, and in documents written before tracing existed.
+   */
+  traceparent: Traceparent,
 });
 export type ProcessDocument = z.infer<typeof ProcessDocument>;

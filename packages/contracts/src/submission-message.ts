@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JsonObject, OrderId, ReplyTo } from './common';
 import { MAX_PAYLOAD_DEPTH, nestsDeeperThan } from './json-depth';
+import { Traceparent } from './traceparent';
 
 /** Largest accepted order payload, serialised as JSON. Bigger orders are rejected, not truncated. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
@@ -24,5 +25,7 @@ export const SubmissionMessage = z.object({
   }),
   /** Queue that receives this order's status events. */
   replyTo: ReplyTo.optional(),
+  /** The sender's trace context: the order's trace continues it. Not part of the fingerprint. */
+  traceparent: Traceparent,
 });
 export type SubmissionMessage = z.infer<typeof SubmissionMessage>;

@@ -3,6 +3,7 @@ import { ensureError, type Clock } from '@sas/runtime';
 import type { Action } from '@sas/workflow';
 import type { Logger } from 'pino';
 import type { Outbox } from './outbox';
+import type { TransitionTrace } from './transition-trace';
 
 /** A dispatch that could not be sent: the engine releases its attempt rather than wait for complete-by. */
 export interface UnsentDispatch {
@@ -24,11 +25,11 @@ export class ActionPerformer {
   ) {}
 
   /** Performs every action; returns the dispatch that could not be sent, if any. */
-  async perform(processId: string, actions: readonly Action[]): Promise<UnsentDispatch | undefined> {
+  async perform(processId: string, actions: readonly Action[], trace?: TransitionTrace): Promise<UnsentDispatch | undefined> {
     let unsent: UnsentDispatch | undefined;
     for (const action of actions) {
       try {
-        await this.performOne(processId, action);
+        await this.performOne(processId, action, trace);
       } catch (e) {
         const err = ensureError(e);
         this.logger.error({ err, processId, action: action.type }, 'action not performed; recovery will cover it');
@@ -38,12 +39,19 @@ export class ActionPerformer {
     return unsent;
   }
 
-  private async performOne(processId: string, action: Action): Promise<void> {
+  private async performOne(processId: string, action: Action, trace: TransitionTrace | undefined): Promise<void> {
     switch (action.type) {
-      case 'dispatch':
-        // The job id dedupes a re-send of the same attempt; BullMQ job ids must not contain ':'.
-        await this.outbox.send(action.queue, action.request, { jobId: `${processId}.${action.request.attempt}` });
+      case 'dispatch': {
+        const span = trace?.dispatch(action.request);
+        const request = span ? { ...action.request, traceparent: span.traceparent } : action.request;
+        try {
+          // The job id dedupes a re-send of the same attempt; BullMQ job ids must not contain ':'.
+          await this.outbox.send(action.queue, request, { jobId: `${processId}.${action.request.attempt}` });
+        } finally {
+          span?.end();
+        }
         return;
+      }
       case 'status':
         return; // delivered through the process's outbox (OutboxDelivery)
       case 'alert':

@@ -16,3 +16,4 @@ export * from './process-engine';
 export * from './recent-documents';
 export * from './paused-agents';
 export * from './paused-agents-cache';
+export * from './transition-trace';

@@ -1,5 +1,5 @@
 import type { ProcessDocument } from '@sas/contracts';
-import { ensureError, type Clock } from '@sas/runtime';
+import { ensureError, type Clock, type Tracing } from '@sas/runtime';
 import type { CommitResult, OwedOutbox, ProcessStore, ProcessSummary } from '@sas/store';
 import { WorkflowNotDeployedError, transition, type ProcessInput, type TransitionResult, type WorkflowRegistry } from '@sas/workflow';
 import type { Logger } from 'pino';
@@ -11,6 +11,7 @@ import type { Outbox } from './outbox';
 import type { PausedAgents } from './paused-agents';
 import { quarantineUpdate } from './quarantine-update';
 import { RecentDocuments } from './recent-documents';
+import { TransitionTrace } from './transition-trace';
 
 /** Dependencies of {@link ProcessEngine}. */
 export interface ProcessEngineDeps {
@@ -37,6 +38,8 @@ export interface ProcessEngineDeps {
   recentDocuments?: number;
   /** Agents an operator paused: dispatches to them are held (decision 49). @default none paused */
   pausedAgents?: PausedAgents;
+  /** Spans for committed transitions and their dispatches, in the process's trace. @default none (no tracing work at all) */
+  tracing?: Tracing | undefined;
 }
 
 /** What became of a process this build cannot handle. */
@@ -136,7 +139,9 @@ export class ProcessEngine {
         );
         // The dispatch does not wait for the outbox: both are owed by the committed state, and the
         // step's round trip to its agent is the longest part of a step, so it starts at once.
-        const [unsent, delivered] = await Promise.all([this.performer.perform(doc._id, result.actions), this.delivery.deliver(next)]);
+        const trace = this.deps.tracing && TransitionTrace.start(this.deps.tracing, next, input, doc.state);
+        const [unsent, delivered] = await Promise.all([this.performer.perform(doc._id, result.actions, trace), this.delivery.deliver(next)]);
+        trace?.end(unsent?.error);
         const current: ProcessDocument = delivered ? { ...next, outbox: [], outboxSince: null } : next;
         this.recent.keep(current);
         if (unsent && input.type !== 'undelivered') return this.releaseUnsent(current, unsent, result.history.why);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TracingConfig } from './tracing-config';
 
 /** Environment fields every service shares. Spread into a service's own schema. */
 export const CommonConfig = {
@@ -22,4 +23,5 @@ export const CommonConfig = {
   PROBE_PORT: z.coerce.number().int().min(-1).max(65535).default(-1),
   /** Name of this instance in logs, locks and history; defaults to `<service>-<host>-<pid>`. */
   INSTANCE_ID: z.string().min(1).optional(),
+  ...TracingConfig,
 };

@@ -25,3 +25,4 @@ export * from './everyone-leads';
 export * from './fault-injector';
 export * from './fault-table';
 export * from './metrics-scrape';
+export * from './recording-tracing';

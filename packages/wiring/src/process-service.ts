@@ -4,12 +4,16 @@ import { PausedAgentsCache, ProcessEngine, type Outbox } from '@sas/engine';
 import {
   createLogger,
   createMetricsRegistry,
+  createTracing,
+  tracingClosables,
   defaultInstanceId,
   readOptionalFile,
   systemClock,
   type Clock,
   type Closable,
   type Logger,
+  type Tracing,
+  type TracingSettings,
 } from '@sas/runtime';
 import { MongoAgentPauseStore, MongoProcessStore, connectStore, ensureIndexes, type StoreConnection } from '@sas/store';
 import { loadWorkflows, type WorkflowRegistry } from '@sas/workflow';
@@ -17,7 +21,7 @@ import type { Registry } from 'prom-client';
 import { StatusCountingOutbox } from './status-counting-outbox';
 
 /** The configuration fields {@link openProcessService} reads (every such service's schema has them). */
-export interface ProcessServiceConfig {
+export interface ProcessServiceConfig extends TracingSettings {
   REDIS_URL: string;
   MONGO_URL: string;
   MONGO_DB: string;
@@ -45,6 +49,8 @@ export interface ProcessService {
   pauses: PausedAgentsCache;
   /** This process's metrics (bus and status counters already on it); the service adds its own and serves it. */
   metrics: Registry;
+  /** This process's tracing (already given to the engine); undefined when OTEL_TRACES_EXPORTER is none. */
+  tracing: Tracing | undefined;
   /** Bus then store, in the order shutdown should close them (after the service's own components). */
   closables: Closable[];
 }
@@ -71,6 +77,7 @@ export async function openProcessService(service: string, config: ProcessService
     ttlMs: config.PAUSE_CACHE_MS ?? 1000,
     onChange: (paused) => logger.info({ paused: [...paused].sort() }, `paused agents changed: ${paused.size > 0 ? [...paused].sort().join(', ') : 'none'}; dispatches to paused agents are held`),
   });
+  const tracing = createTracing(config, { service, instanceId });
   const engine = new ProcessEngine({
     pausedAgents: pauses,
     store,
@@ -80,6 +87,7 @@ export async function openProcessService(service: string, config: ProcessService
     who: instanceId,
     replyQueue: QueueNames.schedulerReplies,
     logger,
+    tracing,
   });
   return {
     instanceId,
@@ -93,9 +101,12 @@ export async function openProcessService(service: string, config: ProcessService
     engine,
     pauses,
     metrics,
+    tracing,
     closables: [
       { name: 'bus', close: () => bus.close() },
       { name: 'store', close: () => connection.close() },
+      // Last: the spans of everything closed before it are exported.
+      ...tracingClosables(tracing),
     ],
   };
 }

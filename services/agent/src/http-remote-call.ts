@@ -131,6 +131,8 @@ function httpRequestOf(
     for (const [name, template] of Object.entries(mapping.headers)) headers[name] = fillString(template, scope);
     headers[mapping.idempotencyHeader] = call.idempotencyKey;
     if (mapping.compensatesHeader && call.compensates) headers[mapping.compensatesHeader] = call.compensates.idempotencyKey;
+    // Present only when the agent traces: the remote's own spans then join the order's trace.
+    if (call.traceparent !== undefined) headers['traceparent'] = call.traceparent;
     const body = mapping.body === null ? undefined : JSON.stringify(fillJson(mapping.body, scope));
     if (body !== undefined) headers['content-type'] ??= 'application/json';
     return {

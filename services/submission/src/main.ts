@@ -17,6 +17,7 @@ runMain('submission', async () => {
     clock: svc.clock,
     newId: randomUUID,
     logger,
+    tracing: svc.tracing,
   });
   const consumer = bus.consume({
     queue: QueueNames.submission,

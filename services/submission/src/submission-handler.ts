@@ -8,7 +8,7 @@ import {
   type SubmissionMessage,
 } from '@sas/contracts';
 import { OutboxDelivery, outboxEntries, type Outbox } from '@sas/engine';
-import type { Clock } from '@sas/runtime';
+import type { Clock, TraceSpan, Tracing } from '@sas/runtime';
 import type { ProcessStore } from '@sas/store';
 import { createProcess, type WorkflowRegistry } from '@sas/workflow';
 import type { Logger } from 'pino';
@@ -28,6 +28,8 @@ export interface SubmissionDeps {
   clock: Clock;
   newId: () => string;
   logger: Logger;
+  /** Starts each order's trace with a `submit` span. @default none (no tracing work at all) */
+  tracing?: Tracing | undefined;
 }
 
 /** What became of one submission. */
@@ -50,6 +52,24 @@ export class SubmissionHandler {
   }
 
   async handle(message: SubmissionMessage): Promise<SubmissionOutcome> {
+    const span = this.deps.tracing?.startSpan('submit', {
+      parent: message.traceparent,
+      kind: 'consumer',
+      attributes: { orderId: message.orderId, workflow: message.workflow },
+    });
+    if (!span) return this.submit(message, undefined);
+    try {
+      const outcome = await this.submit(message, span);
+      span.setAttributes({ outcome: outcome.kind, ...(outcome.kind !== 'rejected' && outcome.processId !== undefined && { processId: outcome.processId }) });
+      span.end();
+      return outcome;
+    } catch (e) {
+      span.end(e);
+      throw e;
+    }
+  }
+
+  private async submit(message: SubmissionMessage, span: TraceSpan | undefined): Promise<SubmissionOutcome> {
     const { registry, store, clock, logger } = this.deps;
     const log = logger.child({ orderId: message.orderId });
     const workflow = registry.find(message.workflow, message.workflowVersion);
@@ -80,6 +100,8 @@ export class SubmissionHandler {
     const doc: ProcessDocument = {
       ...created,
       submissionFingerprint: fingerprint,
+      // Every later span of this order (dispatches, attempts, recoveries) joins this trace.
+      ...(span && { traceparent: span.traceparent }),
       outboxSince: created.createdAt,
       outbox: outboxEntries(
         processId,
