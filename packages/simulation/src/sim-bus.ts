@@ -57,6 +57,8 @@ export class SimBus {
   private readonly dead: SimDeadLetter[] = [];
   private seq = 0;
   private dirty = false;
+  /** Jobs not completed (waiting, delayed or active): read at every rest point, so kept as a count. */
+  private open = 0;
 
   constructor(private readonly world: SimWorld) {}
 
@@ -109,6 +111,11 @@ export class SimBus {
     return counts;
   }
 
+  /** Whether any message is not yet handled to the end; cheap, for the settle check. */
+  hasUnfinished(): boolean {
+    return this.open > 0;
+  }
+
   /** Hands waiting messages to free live consumers; the world calls it before each step. */
   pump(): void {
     if (!this.dirty) return;
@@ -137,6 +144,7 @@ export class SimBus {
     if (existing && !(existing.state === 'completed' && this.world.clock.now() - existing.completedAt > COMPLETED_KEPT_MS)) return;
     const job: SimJob = { seq: ++this.seq, queue, id, data: JSON.parse(JSON.stringify(message)) as unknown, attemptsStarted: 0, state: 'waiting', holder: null, completedAt: 0 };
     this.byId.set(key, job);
+    this.open += 1;
     if (options.delayMs && options.delayMs > 0) this.delay(job, options.delayMs);
     else this.enqueue(job);
   }
@@ -217,6 +225,7 @@ export class SimBus {
   }
 
   private complete(job: SimJob): void {
+    if (job.state !== 'completed') this.open -= 1;
     job.state = 'completed';
     job.holder = null;
     job.completedAt = this.world.clock.now();
