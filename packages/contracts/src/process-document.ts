@@ -50,6 +50,13 @@ export const ProcessDocument = z.object({
   failureCount: z.number().int().nonnegative(),
   /** Optimistic-concurrency version: every write is conditional on it and increments it. */
   revision: z.number().int().nonnegative(),
+  /**
+   * Names the write that made this revision, unique to it: a writer whose commit answer was lost
+   * reads the process back and knows its own write from another writer's of the same revision,
+   * even one made in the same millisecond with the same state (decision 53). Absent on documents
+   * written before it existed.
+   */
+  writeId: z.string().max(200).optional(),
   /** Fencing token, incremented on every claim and recovery; replies of older attempts are stale. */
   attempt: z.number().int().nonnegative(),
   /** A scheduler may not claim the process before this (parked steps, extended waits). */

@@ -56,6 +56,26 @@ describe('ProcessEngine when another writer commits first', () => {
     expect(h.outbox.to('agent.payment.requests')).toHaveLength(1);
   });
 
+  it('does not take a look-alike write of another writer for its own when its commit answer is lost', async () => {
+    let interfere = true;
+    const h: EngineHarness = new EngineHarness({
+      beforeCommit: async (next, expected) => {
+        if (!interfere) return;
+        interfere = false;
+        // Another scheduler wins this revision with the same state, attempt, owner and time (one
+        // millisecond, one lockedBy name), then this commit fails without taking effect.
+        await h.store.commit({ ...next, writeId: 'another-writer', reason: 'written by another' }, expected);
+        throw new Error('connection reset while committing');
+      },
+    });
+    await h.submit();
+    const outcome = await h.engine().apply('p-1', { type: 'claim' });
+
+    expect(outcome).toEqual({ kind: 'ignored', reason: 'claimed by another scheduler' });
+    expect(agentRequests(h.outbox)).toEqual([]);
+    expect(await h.doc()).toMatchObject({ revision: 1, writeId: 'another-writer', reason: 'written by another' });
+  });
+
   it('returns ignored when it loses a claim race, and sends nothing', async () => {
     const h = new EngineHarness();
     const loaded = await h.submit();

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ProcessDocument } from '@sas/contracts';
 import { ensureError, type Clock, type Tracing } from '@sas/runtime';
 import type { CommitResult, OwedOutbox, ProcessStore, ProcessSummary } from '@sas/store';
@@ -36,6 +37,11 @@ export interface ProcessEngineDeps {
    * reply to the step it dispatched) need not read it back; 0 reads every time. @default 1000
    */
   recentDocuments?: number;
+  /**
+   * A value unique to each commit this engine makes (see `ProcessDocument.writeId`). A simulation
+   * passes a deterministic one. @default crypto.randomUUID
+   */
+  newWriteId?: () => string;
   /** Agents an operator paused: dispatches to them are held (decision 49). @default none paused */
   pausedAgents?: PausedAgents;
   /** Spans for committed transitions and their dispatches, in the process's trace. @default none (no tracing work at all) */
@@ -53,10 +59,12 @@ export type GiveUpOutcome = 'quarantined' | 'waiting' | 'changed';
  */
 export class ProcessEngine {
   private readonly performer: ActionPerformer;
+  private readonly newWriteId: () => string;
   private readonly delivery: OutboxDelivery;
   private readonly recent: RecentDocuments;
 
   constructor(private readonly deps: ProcessEngineDeps) {
+    this.newWriteId = deps.newWriteId ?? randomUUID;
     this.recent = new RecentDocuments(deps.recentDocuments ?? 1000);
     this.performer = new ActionPerformer(deps.outbox, deps.clock, deps.logger);
     this.delivery = new OutboxDelivery(deps.store, deps.outbox, deps.logger);
@@ -129,6 +137,7 @@ export class ProcessEngine {
         ...result.next,
         outbox,
         outboxSince: outbox.length > 0 ? (doc.outboxSince ?? result.next.updatedAt) : null,
+        writeId: this.newWriteId(),
       };
       const committed = await this.commit(next, doc.revision);
       if (committed.ok) {
@@ -218,14 +227,14 @@ const COPY_OUTDATED = Symbol('copy outdated');
  * attempt, lock holder and timestamp, which another writer of that revision cannot all share
  * (a competing scheduler holds another instance id; the supervisor moves to another state).
  */
+/**
+ * Whether the stored revision is this writer's own write. By the write's id, not by its fields: two
+ * writers can make the same revision with the same state, attempt, owner and time (a release of an
+ * unsent dispatch and a parked reply, in one millisecond), and a loser that took the winner's write
+ * for its own would deliver an outbox that was never committed and clear the winner's.
+ */
 function isSameWrite(stored: ProcessDocument, next: ProcessDocument): boolean {
-  return (
-    stored.revision === next.revision &&
-    stored.state === next.state &&
-    stored.attempt === next.attempt &&
-    stored.lockedBy === next.lockedBy &&
-    stored.updatedAt.getTime() === next.updatedAt.getTime()
-  );
+  return stored.revision === next.revision && next.writeId !== undefined && stored.writeId === next.writeId;
 }
 
 /** A document the driver (or the in-memory store's clone) cannot decode: too deep, or malformed BSON. */

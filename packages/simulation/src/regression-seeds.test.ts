@@ -12,6 +12,12 @@ const FOUND: readonly { seed: number; orders: number; bug: string; unitTest: str
     bug: 'a dispatch whose send failed had left all the same; a cancel undid its step at once and the forward call landed after its undo',
     unitTest: "transition-cancel.test.ts 'holds the undo until the complete-by of a dispatch whose send failed…'",
   },
+  {
+    seed: 150856,
+    orders: 10,
+    bug: "a scheduler whose commit answer was lost took another scheduler's write of the same revision, state, attempt, owner and millisecond for its own (a parked reply against a release of an unsent dispatch) and went on as if it had won",
+    unitTest: "process-engine-conflicts.test.ts 'does not take a look-alike write of another writer for its own…'",
+  },
 ];
 
 describe('seeds that found bugs', () => {

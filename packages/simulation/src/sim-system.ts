@@ -70,6 +70,8 @@ export class SimSystem {
   readonly commits: CommitRecord[] = [];
   readonly appliedReplies: AppliedReply[] = [];
   /** State and attempt of each stored process as of the last write that won. */
+  /** Numbers the engines' writes (their write ids), deterministically. */
+  private writes = 0;
   private readonly lastWritten = new Map<string, { state: ProcessDocument['state']; attempt: number }>();
   readonly statuses = new Map<string, StatusEvent[]>();
   /** Orders the application's submission reached the queue for. */
@@ -205,6 +207,7 @@ export class SimSystem {
   private newEngine(actor: SimActor, store: ProcessStore, pausedAgents?: PausedAgentsCache): ProcessEngine {
     return new ProcessEngine({
       ...(pausedAgents ? { pausedAgents } : {}),
+      newWriteId: () => `${actor.name}#${++this.writes}`,
       store,
       outbox: this.bus.sender(actor),
       registry: this.registry,
