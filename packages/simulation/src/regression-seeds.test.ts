@@ -13,6 +13,12 @@ const FOUND: readonly { seed: number; orders: number; bug: string; unitTest: str
     unitTest: "transition-cancel.test.ts 'holds the undo until the complete-by of a dispatch whose send failed…'",
   },
   {
+    seed: 101968,
+    orders: 10,
+    bug: "a parked reply whose send failed: the agent called again under that attempt after the cancel's undo (payment ignores compensates), and the charge stayed",
+    unitTest: "transition-cancel.test.ts 'holds the undo after a reply that was parked (its breaker open) until that attempt's complete-by…'",
+  },
+  {
     seed: 150856,
     orders: 10,
     bug: "a scheduler whose commit answer was lost took another scheduler's write of the same revision, state, attempt, owner and millisecond for its own (a parked reply against a release of an unsent dispatch) and went on as if it had won",

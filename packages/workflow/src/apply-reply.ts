@@ -1,6 +1,7 @@
 import type { AgentReply, ProcessDocument } from '@sas/contracts';
 import { continueCompensation } from './compensation';
 import { holdForPause, isPaused } from './pause-hold';
+import { keepInFlight } from './in-flight';
 import { ProcessDraft } from './process-draft';
 import { recoverFailure, thresholdReached } from './recover';
 import { maxParkedMs } from './workflow-definition';
@@ -57,6 +58,8 @@ export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: Transit
       return draft.finish(`${from}; all steps done`);
     }
     case 'parked': {
+      // The agent may still call under this attempt (its reply's send may have failed: redelivery).
+      keepInFlight(draft);
       // Its agent is paused meanwhile: held, so time parked during the pause never reaches the parking bound.
       if (isPaused(ctx, step.agent)) return holdForPause(draft, step.agent, `${from}: ${reply.reason}`);
       // The remote's circuit is open: hold the step without counting a failure, but not for ever.
@@ -74,7 +77,10 @@ export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: Transit
       return draft.finish(`${from}: ${reply.reason}; parked for ${reply.retryAfterMs} ms (parked ${parkedMs} of ${limit} ms)`);
     }
     case 'error':
-      if (reply.errorKind === 'transient') return recoverFailure(draft, `agent gave up: ${reply.message}`);
+      if (reply.errorKind === 'transient') {
+        keepInFlight(draft);
+        return recoverFailure(draft, `agent gave up: ${reply.message}`);
+      }
       step.error = reply.message;
       step.finishedAt = draft.now;
       draft.doc.reason = `${step.name}: ${reply.message}`;

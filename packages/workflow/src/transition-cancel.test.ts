@@ -2,7 +2,7 @@ import { orderFulfilmentManualV1, orderFulfilmentV1 } from './order-fulfilment';
 import { statusEvents, statuses } from './test-support/action-filters';
 import { expectIgnored } from './test-support/expect-ignored';
 import { ProcessRun, secondStepInFlight } from './test-support/process-run';
-import { answer, ok, refused } from './test-support/reply-body';
+import { answer, ok, refused, transient } from './test-support/reply-body';
 
 describe('when an operator cancels a process before any step ran', () => {
   it('marks it canceled and releases it in compensate mode', () => {
@@ -41,11 +41,15 @@ describe('when an operator cancels a process before any step ran', () => {
     expect(events).toEqual([expect.objectContaining({ status: 'Canceled', reason: 'canceled by op' })]);
   });
 
-  it('makes a parked process claimable at once', () => {
+  it("makes a parked process claimable at the parked attempt's complete-by, not after the parking delay", () => {
     const run = secondStepInFlight();
+    const parked = run.request();
     run.reply({ outcome: 'parked', retryAfterMs: 600_000, reason: 'circuit open' });
     const { next } = run.apply({ type: 'cancel', by: 'op' });
-    expect(next.notBefore).toEqual(new Date(run.now));
+    // A redelivery of the parked request may still call until then (its reply's send may have failed).
+    expect(next.notBefore).toEqual(new Date(parked.completeBy));
+    expect(parked.completeBy - run.now).toBeLessThan(600_000);
+    run.now = parked.completeBy;
     expect(run.try({ type: 'claim' }).applied).toBe(true);
   });
 });
@@ -167,6 +171,23 @@ describe('when an operator cancels while the forward call may still reach the re
     expect(next.notBefore).toEqual(new Date(lost.completeBy));
     expect(history.why).toContain(`undo held ${lost.completeBy - run.now} ms`);
     run.now = lost.completeBy - 1;
+    expect(run.try({ type: 'claim' })).toMatchObject({ applied: false });
+  });
+
+  it.each([
+    ['was parked (its breaker open)', { outcome: 'parked', retryAfterMs: 500, reason: 'circuit open' } as const],
+    ['gave up on transient errors', transient],
+  ])("holds the undo after a reply that %s until that attempt's complete-by: a redelivered request may still call", (_what, body) => {
+    const run = secondStepInFlight();
+    const answered = run.request();
+    run.reply(body);
+    expect(run.doc).toMatchObject({ state: 'Pending', mode: 'forward' });
+    expect(run.doc.inFlightUntil).toEqual(new Date(answered.completeBy));
+    run.now += 100;
+    const { next, history } = run.apply({ type: 'cancel', by: 'op' });
+    expect(next.notBefore).toEqual(new Date(answered.completeBy));
+    expect(history.why).toContain(`undo held ${answered.completeBy - run.now} ms`);
+    run.now = answered.completeBy - 1;
     expect(run.try({ type: 'claim' })).toMatchObject({ applied: false });
   });
 

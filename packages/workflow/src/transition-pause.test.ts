@@ -87,7 +87,7 @@ describe('when an agent is paused', () => {
     expect(next.heldFor ?? null).toBeNull();
   });
 
-  it('cancels a held process at once (nothing in flight) and holds its undo for a paused agent too', () => {
+  it('cancels a held process, waits for the complete-by of the attempt its agent gave up on, and holds its undo for a paused agent too', () => {
     const run = new ProcessRun();
     run.apply({ type: 'claim' });
     run.reply(ok({ reservationId: 'r-1' }));
@@ -95,12 +95,16 @@ describe('when an agent is paused', () => {
     run.pausedAgents.add('shipping');
     run.pausedAgents.add('payment');
     // create-shipment was dispatched before the pause; its agent gives up; it is held.
+    const gaveUp = run.request();
     run.reply(transient);
     expect(run.doc).toMatchObject({ state: 'Pending', heldFor: 'shipping' });
     const cancel = run.apply({ type: 'cancel', by: 'alice', reason: 'customer asked' });
     expect(cancel.next).toMatchObject({ state: 'Pending', mode: 'compensate', heldFor: null });
-    expect(cancel.next.notBefore).toEqual(new Date(run.now));
-    expect(cancel.history.why).toBe('canceled by alice: customer asked');
+    // Nothing is held at the agent, but a redelivery of the request it gave up on may still call
+    // until that attempt's complete-by (its reply's send may have failed): the undo waits for it.
+    expect(cancel.next.notBefore).toEqual(new Date(gaveUp.completeBy));
+    expect(cancel.history.why).toBe(`canceled by alice: customer asked; undo held ${gaveUp.completeBy - run.now} ms until the in-flight attempt's complete-by`);
+    run.now = gaveUp.completeBy;
     // The shipment's outcome is unknown and shipping is paused: its undo is held.
     const claimUndo = run.apply({ type: 'claim' });
     expect(claimUndo.next).toMatchObject({ state: 'Pending', heldFor: 'shipping', currentStep: 2, mode: 'compensate' });

@@ -1,4 +1,5 @@
 import type { ProcessDocument } from '@sas/contracts';
+import { keepInFlight } from './in-flight';
 import { ProcessDraft } from './process-draft';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
@@ -23,10 +24,7 @@ export function undelivered(doc: ProcessDocument, attempt: number, error: string
   const draft = new ProcessDraft(doc, ctx);
   const step = draft.step().name;
   draft.doc.reason = `${step}: dispatch not sent (${error})`;
-  // Only a forward call can be overtaken by an undo; a lost undo is sent again under the same key.
-  if (doc.mode === 'forward' && doc.completeBy && doc.completeBy.getTime() > (doc.inFlightUntil?.getTime() ?? 0)) {
-    draft.doc.inFlightUntil = new Date(doc.completeBy);
-  }
+  keepInFlight(draft);
   draft.release(ctx.now + UNDELIVERED_RETRY_MS);
   return draft.finish(`dispatch of ${step}#${attempt} not sent (${error}); released for another claim in ${UNDELIVERED_RETRY_MS} ms`);
 }
