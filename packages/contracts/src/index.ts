@@ -34,3 +34,4 @@ export * from './step-result-limits';
 export * from './submission-fingerprint';
 export * from './reply-queue-marker';
 export * from './bulk-operation';
+export * from './clone';

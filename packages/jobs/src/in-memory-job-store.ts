@@ -1,4 +1,4 @@
-import type { JobExecutionStatusEntry, JobSpecificationDocument } from '@sas/contracts';
+import { clone, type JobExecutionStatusEntry, type JobSpecificationDocument } from '@sas/contracts';
 import type { FiringClaim, FiringDeferral, FiringFinish, JobListFilter, JobStore } from './job-store';
 import { compareStatusEntries } from './status-entry';
 
@@ -15,21 +15,21 @@ export class InMemoryJobStore implements JobStore {
     if (this.jobs.has(doc._id) || [...this.jobs.values()].some((j) => j.jobSpecificationKey === doc.jobSpecificationKey)) {
       return { ok: false, reason: 'duplicate' };
     }
-    this.jobs.set(doc._id, structuredClone(doc));
+    this.jobs.set(doc._id, clone(doc));
     await this.appendStatuses([first]);
     return { ok: true };
   }
 
   async getByKey(key: string): Promise<JobSpecificationDocument | null> {
     const found = [...this.jobs.values()].find((j) => j.jobSpecificationKey === key);
-    return found ? structuredClone(found) : null;
+    return found ? clone(found) : null;
   }
 
   async list(filter: JobListFilter): Promise<JobSpecificationDocument[]> {
     return [...this.jobs.values()]
       .filter((j) => (filter.requestor === undefined || j.jobRequestor === filter.requestor) && (filter.includeFinished || j.status === 'SCHEDULED'))
       .sort((a, b) => a.jobSpecificationKey.localeCompare(b.jobSpecificationKey))
-      .map((j) => structuredClone(j));
+      .map((j) => clone(j));
   }
 
   async findDue(now: Date, limit: number): Promise<JobSpecificationDocument[]> {
@@ -37,7 +37,7 @@ export class InMemoryJobStore implements JobStore {
       .filter((j) => j.status === 'SCHEDULED' && j.inFlight === null && j.nextFireTime !== null && j.nextFireTime.getTime() <= now.getTime())
       .sort((a, b) => (a.nextFireTime?.getTime() ?? 0) - (b.nextFireTime?.getTime() ?? 0))
       .slice(0, limit)
-      .map((j) => structuredClone(j));
+      .map((j) => clone(j));
   }
 
   async findInFlightToRetry(now: Date, claimedBefore: Date, limit: number): Promise<JobSpecificationDocument[]> {
@@ -49,7 +49,7 @@ export class InMemoryJobStore implements JobStore {
       .filter((j) => j.status === 'SCHEDULED' && j.inFlight !== null && due(j.inFlight))
       .sort((a, b) => (a.inFlight?.claimedAt.getTime() ?? 0) - (b.inFlight?.claimedAt.getTime() ?? 0))
       .slice(0, limit)
-      .map((j) => structuredClone(j));
+      .map((j) => clone(j));
   }
 
   async claimFiring(id: string, expectedRevision: number, claim: FiringClaim): Promise<boolean> {
@@ -59,7 +59,7 @@ export class InMemoryJobStore implements JobStore {
       ...job,
       nextFireTime: claim.nextFireTime,
       lastFireTime: claim.lastFireTime,
-      inFlight: structuredClone(claim.inFlight),
+      inFlight: clone(claim.inFlight),
       updatedAt: claim.now,
       revision: job.revision + 1,
     });
@@ -72,13 +72,13 @@ export class InMemoryJobStore implements JobStore {
     const next: JobSpecificationDocument = { ...job, inFlight: null, updatedAt: now, revision: job.revision + 1 };
     if (finish && job.status === 'SCHEDULED') Object.assign(next, { status: finish.status, nextFireTime: null, deleteTime: finish.deleteTime });
     this.jobs.set(id, next);
-    return structuredClone(next);
+    return clone(next);
   }
 
   async deferFiring(id: string, fireTime: Date, by: string, deferral: FiringDeferral, now: Date): Promise<boolean> {
     const job = this.jobs.get(id);
     if (!job?.inFlight || job.inFlight.fireTime.getTime() !== fireTime.getTime() || job.inFlight.by !== by) return false;
-    this.jobs.set(id, { ...job, inFlight: { ...job.inFlight, ...structuredClone(deferral) }, updatedAt: now, revision: job.revision + 1 });
+    this.jobs.set(id, { ...job, inFlight: { ...job.inFlight, ...clone(deferral) }, updatedAt: now, revision: job.revision + 1 });
     return true;
   }
 
@@ -87,11 +87,11 @@ export class InMemoryJobStore implements JobStore {
     if (!job) return null;
     const next: JobSpecificationDocument = { ...job, status: 'CANCELED', nextFireTime: null, deleteTime, updatedAt: now, revision: job.revision + 1 };
     this.jobs.set(job._id, next);
-    return structuredClone(next);
+    return clone(next);
   }
 
   async appendStatuses(entries: readonly JobExecutionStatusEntry[]): Promise<void> {
-    for (const e of entries) if (!this.statuses.has(e._id)) this.statuses.set(e._id, structuredClone(e));
+    for (const e of entries) if (!this.statuses.has(e._id)) this.statuses.set(e._id, clone(e));
   }
 
   async expireStatuses(jobSpecificationId: string, keep: readonly string[], deleteTime: Date): Promise<void> {
@@ -104,7 +104,7 @@ export class InMemoryJobStore implements JobStore {
     return [...this.statuses.values()]
       .filter((e) => e.jobSpecificationId === jobSpecificationId)
       .sort(compareStatusEntries)
-      .map((e) => structuredClone(e));
+      .map((e) => clone(e));
   }
 
   async countScheduled(): Promise<number> {
@@ -113,6 +113,6 @@ export class InMemoryJobStore implements JobStore {
 
   /** Overwrites a stored job, as a concurrent writer (or a crash mid-firing) would leave it. */
   put(doc: JobSpecificationDocument): void {
-    this.jobs.set(doc._id, structuredClone(doc));
+    this.jobs.set(doc._id, clone(doc));
   }
 }

@@ -1,8 +1,7 @@
-import type { OutboxEntry, ProcessDocument, ProcessEventEntry, ProcessState } from '@sas/contracts';
+import { clone, type OutboxEntry, type ProcessDocument, type ProcessEventEntry, type ProcessState } from '@sas/contracts';
 import type { CommitResult } from './commit-result';
 import type { HistoryRecord, ProcessStore, QuarantineFields } from './process-store';
 import { summarize, type OwedOutbox, type ProcessSummary } from './process-summary';
-import { clone } from './clone';
 
 /** Options of {@link InMemoryProcessStore}. */
 export interface InMemoryProcessStoreOptions {

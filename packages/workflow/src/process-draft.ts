@@ -1,4 +1,5 @@
 import {
+  clone,
   QueueNames,
   SCHEMA_VERSION,
   type Alert,
@@ -30,7 +31,7 @@ export class ProcessDraft {
     private readonly original: ProcessDocument,
     readonly ctx: TransitionContext,
   ) {
-    this.doc = structuredClone(original);
+    this.doc = clone(original);
   }
 
   get now(): Date {

@@ -1,8 +1,8 @@
 /**
- * A deep copy of a stored value. The in-memory stores copy every value in and out (nobody may
- * change stored state except through a write), several times per transition, so this sits on the
- * simulation's hot path: copying plain objects, arrays and Dates directly is several times faster
- * than `structuredClone`. Dates are recognised by their tag, not `instanceof`, because a document
+ * A deep copy of a document: the state machine copies the process it changes, and the in-memory
+ * stores copy every value in and out (nobody may change stored state except through a write), so
+ * this runs several times per transition: copying plain objects, arrays and Dates directly is
+ * several times faster than `structuredClone`. Dates are recognised by their tag, not `instanceof`, because a document
  * may hold Dates of another realm (jest runs tests in a VM context; `structuredClone` makes Dates
  * of the main one). Anything else (a Map, a Buffer, a class instance) goes through `structuredClone`.
  */
