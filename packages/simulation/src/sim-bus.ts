@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { DEFAULT_RETRY_POLICY, decideRetry, defaultLockFor, type ConsumerSpec, type DeadLetterInput, type RetryPolicy } from '@sas/bus';
+import { DEFAULT_RETRY_POLICY, decideRetry, defaultLockFor, storeFaultDelayMs, type ConsumerSpec, type DeadLetterInput, type RetryPolicy } from '@sas/bus';
 import { describeIssues } from '@sas/contracts';
-import { ensureError } from '@sas/runtime';
+import { ensureError, mongoTransientReason } from '@sas/runtime';
 import type { SimActor } from './sim-actor';
 import type { SimWorld } from './sim-world';
 
@@ -14,6 +14,8 @@ interface SimJob {
   readonly id: string;
   readonly data: unknown;
   attemptsStarted: number;
+  /** Deliveries that ended in a transient store fault: not counted against the retry policy, as the consumer's. */
+  storeFaults: number;
   state: 'waiting' | 'delayed' | 'active' | 'completed';
   holder: SimConsumer | null;
   completedAt: number;
@@ -46,7 +48,8 @@ export interface SimSendOptions {
  * serialised as JSON; a job id already present (or completed less than an hour ago) drops the
  * second add; each queue hands its waiting messages out first in, first out to free consumers,
  * chosen at random among every live instance; a handler that throws is retried with the
- * consumer's {@link RetryPolicy} and dead-lettered after its last delivery; an invalid message is
+ * consumer's {@link RetryPolicy} and dead-lettered after its last delivery, except after a
+ * transient store fault, which is retried without being counted (as the consumer does); an invalid message is
  * dead-lettered at once. A message whose consumer crashed (or whose acknowledgement was lost)
  * stays active until its lock lapses, then waits again: delivered at least once, never dropped.
  */
@@ -142,7 +145,7 @@ export class SimBus {
     const key = `${queue}\u0000${id}`;
     const existing = this.byId.get(key);
     if (existing && !(existing.state === 'completed' && this.world.clock.now() - existing.completedAt > COMPLETED_KEPT_MS)) return;
-    const job: SimJob = { seq: ++this.seq, queue, id, data: JSON.parse(JSON.stringify(message)) as unknown, attemptsStarted: 0, state: 'waiting', holder: null, completedAt: 0 };
+    const job: SimJob = { seq: ++this.seq, queue, id, data: JSON.parse(JSON.stringify(message)) as unknown, attemptsStarted: 0, storeFaults: 0, state: 'waiting', holder: null, completedAt: 0 };
     this.byId.set(key, job);
     this.open += 1;
     if (options.delayMs && options.delayMs > 0) this.delay(job, options.delayMs);
@@ -167,7 +170,7 @@ export class SimBus {
   /** As the bus's Consumer.process, with every Redis step an awaited call of the consumer's actor. */
   private async process(job: SimJob, consumer: SimConsumer): Promise<void> {
     const { actor, spec } = consumer;
-    const delivery = job.attemptsStarted;
+    const delivery = job.attemptsStarted - job.storeFaults;
     const slot = { freed: false };
     try {
       const parsed = spec.schema.safeParse(job.data);
@@ -181,6 +184,15 @@ export class SimBus {
           await spec.handle(parsed.data, { jobId: job.id, queue: spec.queue, attemptsMade: delivery - 1 });
         } catch (e) {
           failure = ensureError(e);
+        }
+        if (failure && mongoTransientReason(failure) !== undefined) {
+          const delayMs = storeFaultDelayMs(consumer.retry, job.storeFaults + 1);
+          this.world.trace(`${actor.name} handler of ${spec.queue} ${job.id} hit a store fault (${failure.message}); retry in ${delayMs} ms, not counted`);
+          await this.world.io(actor, 'bus', `retry ${spec.queue}`, () => {
+            job.storeFaults += 1;
+            this.release(job, consumer, slot, () => this.delay(job, delayMs));
+          });
+          return;
         }
         if (failure) {
           const decision = decideRetry(consumer.retry, delivery, failure);

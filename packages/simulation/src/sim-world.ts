@@ -23,6 +23,15 @@ interface PendingCall {
   reject: (error: unknown) => void;
 }
 
+/**
+ * A store call's simulated failure, named as the MongoDB driver names a dropped connection, so
+ * that the consumers classify it as the real ones do (`mongoTransientReason`: retried without
+ * spending a delivery, never dead-lettered). Queue faults stay plain transient errors.
+ */
+class SimulatedStoreFault extends Error {
+  override readonly name = 'MongoNetworkError';
+}
+
 /** How often the run loop takes a real macrotask turn (see {@link SimWorld.drain}). */
 const TURN_EVERY = 1024;
 
@@ -154,7 +163,7 @@ export class SimWorld {
     if (fault === 'transient-before') {
       this.counts.transientFaults += 1;
       this.trace(`${call.actor.name} ${call.label} FAILED (not done)`);
-      return call.reject(new TransientError(`simulated ${call.kind} fault on ${call.label}`));
+      return call.reject(this.fault(call, `simulated ${call.kind} fault on ${call.label}`));
     }
     let outcome: { ok: true; value: unknown } | { ok: false; error: unknown };
     try {
@@ -166,11 +175,15 @@ export class SimWorld {
     if (fault === 'transient-after') {
       this.counts.transientFaults += 1;
       this.trace(`${call.actor.name} ${call.label} FAILED (done, answer lost)`);
-      return call.reject(new TransientError(`simulated ${call.kind} fault after ${call.label}`));
+      return call.reject(this.fault(call, `simulated ${call.kind} fault after ${call.label}`));
     }
     if (this.lines) this.trace(`${call.actor.name} ${call.label}${outcome.ok ? '' : ` threw ${String((outcome.error as Error)?.message ?? outcome.error)}`}`);
     if (outcome.ok) call.resolve(outcome.value);
     else call.reject(outcome.error);
+  }
+
+  private fault(call: PendingCall, message: string): Error {
+    return call.kind === 'store' ? new SimulatedStoreFault(message) : new TransientError(message);
   }
 
   private pickFault(call: PendingCall): 'none' | 'crash-before' | 'crash-after' | 'transient-before' | 'transient-after' {
