@@ -5,7 +5,8 @@ import type { PausedAgents } from './paused-agents';
 /** One reading of the `agent_pauses` documents. */
 interface AgentPauses {
   paused: ReadonlySet<string>;
-  resumed: ReadonlySet<string>;
+  /** Resumed agents, with when their current resume began. */
+  resumed: ReadonlyMap<string, Date>;
 }
 
 /** Dependencies of {@link PausedAgentsCache}. */
@@ -44,8 +45,8 @@ export class PausedAgentsCache implements PausedAgents {
     return (await this.reading_()).paused;
   }
 
-  /** Agents that were paused and are running again (their held work may still wait for release). */
-  async resumed(): Promise<ReadonlySet<string>> {
+  /** Agents that were paused and are running again (their held work may still wait for release), with when they were resumed. */
+  async resumed(): Promise<ReadonlyMap<string, Date>> {
     return (await this.reading_()).resumed;
   }
 
@@ -65,7 +66,7 @@ export class PausedAgentsCache implements PausedAgents {
 
   private async read(startedAt: number): Promise<AgentPauses> {
     const docs = await this.deps.store.list();
-    const pauses = { paused: new Set(docs.filter((p) => p.paused).map((p) => p._id)), resumed: new Set(docs.filter((p) => !p.paused).map((p) => p._id)) };
+    const pauses = { paused: new Set(docs.filter((p) => p.paused).map((p) => p._id)), resumed: new Map(docs.filter((p) => !p.paused).map((p) => [p._id, p.since])) };
     const before = this.cached?.paused ?? this.lastPaused;
     // Dated when the read started: a pause committed during the read may be missing from it.
     this.cached = { ...pauses, readAt: startedAt };

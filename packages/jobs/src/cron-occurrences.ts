@@ -1,4 +1,4 @@
-import { CronExpressionParser } from 'cron-parser';
+import { CronExpressionParser, type CronExpression } from 'cron-parser';
 
 /** Outcome of {@link checkCronExpression}: expected outcomes are values. */
 export type CronCheck = { ok: true } | { ok: false; message: string };
@@ -27,10 +27,32 @@ export function checkCronExpression(expression: string, zoneId: string): CronChe
   }
 }
 
+/**
+ * Parsed expressions by zone and text. The job runner asks for the same few expressions at every
+ * poll, and parsing was most of its CPU; an iterator is reset to the wanted instant before each
+ * use, so a cached one answers exactly as a fresh parse would. Bounded: past the cap the cache
+ * starts over rather than growing with every expression ever seen.
+ */
+const parsed = new Map<string, CronExpression>();
+const PARSED_CAP = 1000;
+
+function iteratorAt(expression: string, zoneId: string, at: Date): CronExpression {
+  const key = `${zoneId}\u0000${expression}`;
+  let cron = parsed.get(key);
+  if (!cron) {
+    cron = CronExpressionParser.parse(expression, { tz: zoneId, currentDate: at });
+    if (parsed.size >= PARSED_CAP) parsed.clear();
+    parsed.set(key, cron);
+  } else {
+    cron.reset(at);
+  }
+  return cron;
+}
+
 /** The first occurrence strictly after `after`, in `zoneId`; null when the expression never fires again. */
 export function occurrenceAfter(expression: string, zoneId: string, after: Date): Date | null {
   try {
-    return CronExpressionParser.parse(expression, { tz: zoneId, currentDate: after }).next().toDate();
+    return iteratorAt(expression, zoneId, after).next().toDate();
   } catch {
     return null;
   }
@@ -40,7 +62,7 @@ export function occurrenceAfter(expression: string, zoneId: string, after: Date)
 export function occurrenceAtOrBefore(expression: string, zoneId: string, atOrBefore: Date): Date | null {
   try {
     // prev() is strictly before its start, so start one millisecond later to include `atOrBefore`.
-    return CronExpressionParser.parse(expression, { tz: zoneId, currentDate: new Date(atOrBefore.getTime() + 1) })
+    return iteratorAt(expression, zoneId, new Date(atOrBefore.getTime() + 1))
       .prev()
       .toDate();
   } catch {

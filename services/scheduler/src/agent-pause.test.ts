@@ -31,8 +31,11 @@ class Harness {
   readonly pauseStore = new InMemoryAgentPauseStore();
   private readonly registry = new WorkflowRegistry(builtInWorkflows);
 
-  instance(who: string, ratePerSecond = 4): Instance {
-    const pauses = new PausedAgentsCache({ store: this.pauseStore, clock: this.clock, ttlMs: PAUSE_CACHE_MS });
+  /** Queries of held work, by every instance's releaser. */
+  heldLookups = 0;
+
+  instance(who: string, ratePerSecond = 4, pauseCacheMs = PAUSE_CACHE_MS): Instance {
+    const pauses = new PausedAgentsCache({ store: this.pauseStore, clock: this.clock, ttlMs: pauseCacheMs });
     const engine = new ProcessEngine({
       store: this.store,
       outbox: this.outbox,
@@ -44,7 +47,13 @@ class Harness {
       pausedAgents: pauses,
     });
     const scheduler = new Scheduler({ engine, store: this.store, clock: this.clock, logger, pollIntervalMs: 0 });
-    const releaser = new HeldWorkReleaser({ engine, store: this.store, pauses, clock: this.clock, logger, ratePerSecond, intervalMs: 500 });
+    const counted = {
+      findHeld: (agent: string, limit: number) => {
+        this.heldLookups += 1;
+        return this.store.findHeld(agent, limit);
+      },
+    };
+    const releaser = new HeldWorkReleaser({ engine, store: counted, pauses, clock: this.clock, logger, ratePerSecond, intervalMs: 500 });
     const commands = new OperatorCommandHandler(engine, this.outbox, logger);
     return { engine, pauses, scheduler, releaser, commands };
   }
@@ -155,6 +164,67 @@ describe('pausing the payment agent during an outage', () => {
     expect(perRound.reduce((s, n) => s + n, 0)).toBe(12);
     expect(perRound.length).toBeGreaterThanOrEqual(3);
     for (const id of ids) expect(await h.doc(id)).toMatchObject({ state: 'Processing', heldFor: null, failureCount: 0 });
+  });
+
+  it('stops querying a drained agent every round, yet releases a hold committed long after the resume', async () => {
+    const h = new Harness();
+    const a = h.instance('scheduler-a');
+    // A scheduler whose pause reading is very stale: it still holds payment work long after the resume.
+    const stale = h.instance('scheduler-stale', 4, 10 * 60_000);
+    await h.pause('payment');
+    await h.submit(2);
+    await stale.scheduler.claimAvailable();
+    const [early, late] = h.drain('inventory');
+    if (!early || !late) throw new Error('expected two inventory requests');
+    await stale.scheduler.onReply(okReply(early, h.clock.t));
+    await h.resume('payment');
+    h.clock.t += PAUSE_CACHE_MS;
+    await a.releaser.releaseRound();
+    expect(h.drain('payment')).toHaveLength(1);
+
+    // 60 s of rounds with nothing held: the fast window's rounds look, the rest look once per slow interval.
+    h.heldLookups = 0;
+    for (let t = 0; t < 60_000; t += 500) {
+      h.clock.t += 500;
+      await a.releaser.releaseRound();
+    }
+    expect(h.heldLookups).toBeLessThanOrEqual(20 + 2);
+    expect(h.heldLookups).toBeGreaterThanOrEqual(2);
+
+    // Now the stale scheduler applies the other reply and holds its charge, a minute after the resume.
+    await stale.scheduler.onReply(okReply(late, h.clock.t));
+    expect(await h.doc(late.processId)).toMatchObject({ heldFor: 'payment' });
+    let waitedMs = 0;
+    while ((await h.doc(late.processId)).heldFor && waitedMs <= 30_000) {
+      h.clock.t += 500;
+      waitedMs += 500;
+      await a.releaser.releaseRound();
+    }
+    expect(await h.doc(late.processId)).toMatchObject({ state: 'Processing', heldFor: null });
+    expect(h.drain('payment')).toMatchObject([{ processId: late.processId }]);
+  });
+
+  it('looks every round again after a new resume of the same agent', async () => {
+    const h = new Harness();
+    const a = h.instance('scheduler-a');
+    await h.pause('payment');
+    await h.resume('payment');
+    h.clock.t += 60_000;
+    for (let i = 0; i < 3; i++) {
+      h.clock.t += 500;
+      await a.releaser.releaseRound();
+    }
+    // Paused and resumed again between two rounds: the work held meanwhile is released at the next round.
+    await h.pause('payment');
+    await h.submit(1);
+    const holder = h.instance('scheduler-b');
+    await holder.scheduler.claimAvailable();
+    await h.answerAll(holder.scheduler, h.drain('inventory'));
+    expect(h.store.list().filter((d) => d.heldFor === 'payment')).toHaveLength(1);
+    await h.resume('payment');
+    h.clock.t += PAUSE_CACHE_MS;
+    await a.releaser.releaseRound();
+    expect(h.drain('payment')).toHaveLength(1);
   });
 
   it('dispatches each held process once when two schedulers release at the same time', async () => {

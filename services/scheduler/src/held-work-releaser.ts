@@ -2,6 +2,7 @@ import type { PausedAgentsCache, ProcessEngine } from '@sas/engine';
 import { ensureError, type Clock } from '@sas/runtime';
 import type { ProcessStore } from '@sas/store';
 import type { Logger } from 'pino';
+import { HeldWorkCadence, type HeldWorkCadenceOptions } from './held-work-cadence';
 import { ReleaseBudget } from './release-budget';
 
 /** Dependencies of {@link HeldWorkReleaser}. */
@@ -16,6 +17,8 @@ export interface HeldWorkReleaserDeps {
   ratePerSecond?: number;
   /** Time between release rounds; 0 disables the timer (a test calls `releaseRound`). @default 500 */
   intervalMs?: number;
+  /** How often a round queries an agent's held work once it found none (see {@link HeldWorkCadence}). */
+  cadence?: HeldWorkCadenceOptions;
 }
 
 /**
@@ -27,6 +30,7 @@ export interface HeldWorkReleaserDeps {
  */
 export class HeldWorkReleaser {
   private readonly budget: ReleaseBudget;
+  private readonly cadence: HeldWorkCadence;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private closed = false;
@@ -36,6 +40,7 @@ export class HeldWorkReleaser {
     const rate = deps.ratePerSecond ?? 20;
     // At most one round's worth at once: a long-resumed agent does not get a burst banked for it.
     this.budget = new ReleaseBudget(rate, Math.max(1, Math.ceil((rate * this.interval) / 1000)));
+    this.cadence = new HeldWorkCadence(deps.cadence);
   }
 
   private get interval(): number {
@@ -67,11 +72,15 @@ export class HeldWorkReleaser {
   private async releaseOnce(): Promise<void> {
     if (this.closed) return;
     const resumed = await this.deps.pauses.resumed();
+    this.cadence.keepOnly(resumed);
     if (resumed.size === 0) return;
-    let left = this.budget.available(this.deps.clock.now());
-    for (const agent of [...resumed].sort()) {
+    const now = this.deps.clock.now();
+    let left = this.budget.available(now);
+    for (const [agent, since] of [...resumed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       if (left <= 0 || this.closed) return;
+      if (!this.cadence.shouldLook(agent, since.getTime(), now)) continue;
       const held = await this.deps.store.findHeld(agent, left);
+      this.cadence.looked(agent, now, held.length === 0);
       for (const summary of held) {
         if (this.closed) return;
         left -= 1;

@@ -63,6 +63,8 @@ runMain('scheduler', async () => {
     logger,
     ratePerSecond: config.RELEASE_RATE,
     intervalMs: config.RELEASE_INTERVAL_MS,
+    // Ten readings of the pause cache: every scheduler has seen the resume long before the window closes.
+    cadence: { fastWindowMs: Math.max(10_000, 10 * config.PAUSE_CACHE_MS) },
   });
   registerHeldWorkCounters(svc.metrics, releaser);
   releaser.start();
