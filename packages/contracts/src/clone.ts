@@ -10,14 +10,29 @@ export function clone<T>(value: T): T {
   return copy(value) as T;
 }
 
+const toTag = Object.prototype.toString;
+
 function copy(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(copy);
-  const tag = Object.prototype.toString.call(value);
-  if (tag === '[object Date]') return new Date((value as Date).getTime());
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copy(value[i]);
+    return out;
+  }
+  // The common cases first, without building a tag string: a plain object or a Date of this realm.
   const proto = Object.getPrototypeOf(value) as unknown;
-  if (tag !== '[object Object]' || (proto !== null && Object.getPrototypeOf(proto) !== null)) return structuredClone(value);
+  if (proto === Object.prototype || proto === null) return copyPlain(value as Record<string, unknown>);
+  if (value instanceof Date) return new Date(value.getTime());
+  const tag = toTag.call(value);
+  if (tag === '[object Date]') return new Date((value as Date).getTime());
+  // A plain object of another realm: its prototype is that realm's Object.prototype.
+  if (tag === '[object Object]' && proto !== null && Object.getPrototypeOf(proto) === null) return copyPlain(value as Record<string, unknown>);
+  return structuredClone(value);
+}
+
+function copyPlain(value: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key]);
+  // for-in with an own-property check measured faster here than iterating Object.keys.
+  for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key)) out[key] = copy(value[key]);
   return out;
 }
