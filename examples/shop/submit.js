@@ -1,7 +1,8 @@
 'use strict';
 // Submits N orders of the shop-order workflow with @sas/client and follows each one's statuses
 // until a final one, printing one line per status. Usage: node submit.js [count]
-// Environment: REDIS_URL, QUEUE_PREFIX (the services'), ORDER_PREFIX, SKU, AMOUNT, TIMEOUT_MS.
+// Environment: REDIS_URL, QUEUE_PREFIX (the services'), ORDER_PREFIX, SKU, AMOUNT, TIMEOUT_MS, and
+// SPACING_MS: submit one order every SPACING_MS instead of all at once (a steady stream of orders).
 const { randomUUID } = require('node:crypto');
 const { FINAL_STATUSES, SasClient } = require('@sas/client');
 
@@ -20,7 +21,15 @@ async function main() {
       workflow: 'shop-order',
       payload: { sku: process.env.SKU ?? 'kettle', quantity: 1, amount: Number(process.env.AMOUNT ?? 2500) },
     }));
-    await client.submitAll(orders);
+    const spacingMs = Number(process.env.SPACING_MS ?? 0);
+    if (spacingMs > 0) {
+      for (const order of orders) {
+        await client.submit(order);
+        await new Promise((resolve) => setTimeout(resolve, spacingMs));
+      }
+    } else {
+      await client.submitAll(orders);
+    }
     const outcomes = await Promise.all(
       orders.map(async ({ orderId }) => {
         for await (const event of client.statuses(orderId, { signal: deadline })) {

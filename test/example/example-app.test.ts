@@ -90,8 +90,9 @@ beforeAll(async () => {
 
   stack = await TestStack.start({ name: 'example-app' });
   warehouseUrl = await startRemote('warehouse', 'remotes/warehouse.js');
-  // Answers held back 300 ms, so a crash of the agent can land between a charge and its answer.
-  providerUrl = await startRemote('payment-provider', 'remotes/payment-provider.js', { PAYMENT_LIMIT: '100000', RESPONSE_DELAY_MS: '300' });
+  // Answers held back 1 s, so a crash of the agent lands between a charge and its answer even when a
+  // loaded machine takes a few hundred ms from seeing the charge pending to the kill (300 ms was not enough).
+  providerUrl = await startRemote('payment-provider', 'remotes/payment-provider.js', { PAYMENT_LIMIT: '100000', RESPONSE_DELAY_MS: '1000' });
   const WORKFLOWS_FILE = join(shop, 'workflows.json');
   system = await LocalSystem.start({
     root: WORKSPACE_ROOT,
@@ -169,13 +170,17 @@ describe('the shop example, installed from packed tarballs outside the workspace
   describe('when the payment agent is killed with SIGKILL in the middle of a run', () => {
     it('settles every order and applies no effect twice at either remote', async () => {
       const count = 20;
-      const summary = await submit('crash', count, {}, async (submitter) => {
+      // A steady stream of orders (one every 150 ms, each charge answered 300 ms late), so a charge is
+      // pending at almost any moment of the run, however slow a loaded machine makes the steps.
+      const summary = await submit('crash', count, { SPACING_MS: '150' }, async (submitter) => {
         // Kill once a few orders are done and a charge has been applied but not yet answered.
         await stack.waitFor(
           async () => {
             const processed = statusLines(submitter).filter((l) => l['status'] === 'Processed').length;
             const pending = (await effects<PaymentEffect>(providerUrl)).filter((e) => e.orderId.startsWith('crash-') && e.effect === 'charge' && !e.answered);
-            return processed >= 3 && pending.length > 0 ? true : null;
+            if (processed >= 3 && pending.length > 0) return true;
+            // Thrown rather than returned, so a timeout names what was seen last.
+            throw new Error(`not yet: ${processed} Processed, ${pending.length} charges unanswered`);
           },
           { timeoutMs: 30_000, intervalMs: 20, description: '3 crash orders Processed and a charge unanswered' },
         );

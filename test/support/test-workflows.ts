@@ -37,11 +37,22 @@ export const holdFulfilment: WorkflowDefinition = {
   onThreshold: { policy: 'error' },
 };
 
+/**
+ * `steady-fulfilment`: fast-fulfilment with a complete-by long enough that the queueing delays of a
+ * loaded 2-core machine do not pass it three times in a row, so the injected faults, not the
+ * machine's load, decide which orders compensate. The 300-order load run uses it.
+ */
+export const steadyFulfilment: WorkflowDefinition = {
+  ...orderFulfilmentV1,
+  name: 'steady-fulfilment',
+  steps: steps.map((s) => ({ ...s, completeByMs: 6000 })),
+};
+
 /** Writes the test workflows to a file for WORKFLOWS_FILE and returns its path. */
 export function writeTestWorkflows(): string {
   const dir = mkdtempSync(join(tmpdir(), 'sas-workflows-'));
   const file = join(dir, 'workflows.json');
-  writeFileSync(file, JSON.stringify([fastFulfilment, fastManual, holdFulfilment], null, 2));
+  writeFileSync(file, JSON.stringify([fastFulfilment, fastManual, holdFulfilment, steadyFulfilment], null, 2));
   return file;
 }
 

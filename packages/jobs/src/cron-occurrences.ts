@@ -1,32 +1,5 @@
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
 
-/** Outcome of {@link checkCronExpression}: expected outcomes are values. */
-export type CronCheck = { ok: true } | { ok: false; message: string };
-
-/**
- * Checks a job's cron expression: 5 fields (minute hour day-of-month month day-of-week) or 6
- * (seconds first), values in range. Aliases such as `@daily` are refused so every stored
- * expression reads the same way.
- */
-export function checkCronExpression(expression: string, zoneId: string): CronCheck {
-  const fields = expression.trim().split(/\s+/).length;
-  if (fields !== 5 && fields !== 6) {
-    return {
-      ok: false,
-      message: `schedulingSpecification '${expression}' has ${fields} field(s); write 5 (minute hour day-of-month month day-of-week) or 6 (second first), e.g. '0 30 9 * * 1-5'`,
-    };
-  }
-  try {
-    CronExpressionParser.parse(expression, { tz: zoneId, currentDate: new Date(0) }).next();
-    return { ok: true };
-  } catch (e) {
-    return {
-      ok: false,
-      message: `schedulingSpecification '${expression}' is not a valid cron expression: ${e instanceof Error ? e.message : String(e)}`,
-    };
-  }
-}
-
 /**
  * Parsed expressions by zone and text. The job runner asks for the same few expressions at every
  * poll, and parsing was most of its CPU; an iterator is reset to the wanted instant before each
@@ -47,6 +20,33 @@ function iteratorAt(expression: string, zoneId: string, at: Date): CronExpressio
     cron.reset(at);
   }
   return cron;
+}
+
+/** Outcome of {@link checkCronExpression}: expected outcomes are values. */
+export type CronCheck = { ok: true } | { ok: false; message: string };
+
+/**
+ * Checks a job's cron expression: 5 fields (minute hour day-of-month month day-of-week) or 6
+ * (seconds first), values in range. Aliases such as `@daily` are refused so every stored
+ * expression reads the same way.
+ */
+export function checkCronExpression(expression: string, zoneId: string): CronCheck {
+  const fields = expression.trim().split(/\s+/).length;
+  if (fields !== 5 && fields !== 6) {
+    return {
+      ok: false,
+      message: `schedulingSpecification '${expression}' has ${fields} field(s); write 5 (minute hour day-of-month month day-of-week) or 6 (second first), e.g. '0 30 9 * * 1-5'`,
+    };
+  }
+  try {
+    iteratorAt(expression, zoneId, new Date(0)).next();
+    return { ok: true };
+  } catch (e) {
+    return {
+      ok: false,
+      message: `schedulingSpecification '${expression}' is not a valid cron expression: ${e instanceof Error ? e.message : String(e)}`,
+    };
+  }
 }
 
 /** The first occurrence strictly after `after`, in `zoneId`; null when the expression never fires again. */
