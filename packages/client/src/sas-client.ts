@@ -1,5 +1,4 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import {
   OperatorCommandResult,
   QueueNames,
@@ -7,6 +6,9 @@ import {
   SCHEMA_VERSION,
   SubmissionMessage,
   describeIssues,
+  parseRedisUrl,
+  queueKeyPrefix,
+  queuePrefixProblem,
   type StatusEvent,
   type StatusKind,
 } from '@sas/contracts';
@@ -17,7 +19,7 @@ import { NoAnswerError } from './errors/no-answer-error';
 import { SendTimeoutError } from './errors/send-timeout-error';
 import { StatusTimeoutError } from './errors/status-timeout-error';
 import { DEFAULT_JOB_OPTIONS } from './job-options';
-import { createRedisConnection } from './redis-connection';
+import { createRedisConnection, type RedisConnection } from './redis-connection';
 import { requestReply } from './request-reply';
 import { StatusStream } from './status-stream';
 import { submissionJobId } from './submission-job-id';
@@ -100,17 +102,18 @@ export const FINAL_STATUSES: readonly StatusKind[] = ['Processed', 'Compensated'
 export class SasClient {
   readonly prefix: string;
   readonly replyTo: string | undefined;
-  private readonly connection: Redis;
+  private readonly connection: RedisConnection;
   private readonly submissions: Queue;
   private readonly sendTimeoutMs: number;
   private stream: StatusStream | undefined;
-  private listenConnection: Redis | undefined;
+  private listenConnection: RedisConnection | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: SasClientOptions) {
-    if (!/^rediss?:\/\//.test(options.redisUrl)) {
-      throw new Error(`redisUrl must be a redis:// or rediss:// URL (got '${options.redisUrl}'); pass the URL of the system's Redis`);
-    }
+    // Throws saying what is wrong with the URL and which forms are accepted (one Redis or a Redis Cluster).
+    parseRedisUrl(options.redisUrl);
+    const prefixProblem = options.prefix === undefined ? undefined : queuePrefixProblem(options.prefix);
+    if (prefixProblem) throw new Error(`prefix: ${prefixProblem}`);
     const replyTo = options.replyTo === undefined ? undefined : ReplyTo.safeParse(options.replyTo);
     if (replyTo && !replyTo.success) throw new Error(`replyTo '${options.replyTo}' is not usable: ${describeIssues(replyTo.error).join('; ')}`);
     this.prefix = options.prefix ?? 'sas';
@@ -118,7 +121,7 @@ export class SasClient {
     this.sendTimeoutMs = options.sendTimeoutMs ?? 5_000;
     this.connection = createRedisConnection(options.redisUrl);
     this.connection.on('error', (err) => this.options.onError?.(err));
-    this.submissions = new Queue(QueueNames.submission, { connection: this.connection, prefix: this.prefix });
+    this.submissions = new Queue(QueueNames.submission, { connection: this.connection, prefix: queueKeyPrefix(this.prefix, QueueNames.submission) });
   }
 
   /**
