@@ -1,10 +1,11 @@
 import type { ProcessDocument, ProcessEventEntry } from '@sas/contracts';
+import { REDIS_TOPOLOGIES } from '@sas/testkit';
 import { repeatedEffects, undoPairs, undosBeforeForward, unundoneEffects } from '../support/ledger-checks';
 import { SystemFixture } from '../support/system-fixture';
 import { fastFulfilment, fastRoleEnv } from '../support/test-workflows';
 import { committedTransitions, doubleCommits, unloggedRevisions } from '../support/transition-log';
 
-describe('when processes of the system crash (kill -9)', () => {
+describe.each(REDIS_TOPOLOGIES)('when processes of the system crash (kill -9) (%s Redis)', (redisTopology) => {
   let fx: SystemFixture;
   let n = 0;
   const newIds = (count: number, tag: string): string[] => Array.from({ length: count }, () => `${tag}-${++n}`);
@@ -14,6 +15,7 @@ describe('when processes of the system crash (kill -9)', () => {
       'crash-recovery',
       { schedulers: 2, supervisors: 2, agents: { inventory: 2, payment: 2, shipping: 2 } },
       fastRoleEnv(),
+      { redisTopology },
     );
   });
   afterAll(() => fx?.stop());

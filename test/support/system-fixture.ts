@@ -45,7 +45,9 @@ export class SystemFixture {
     options: { redisAppendOnly?: boolean; mongoReplicaSet?: string; redisTopology?: RedisTopology } = {},
   ): Promise<SystemFixture> {
     const mongo = { ttlIntervalMs: 500, ...(options.mongoReplicaSet !== undefined ? { replicaSet: options.mongoReplicaSet } : {}) };
-    const stack = await TestStack.start({ name, mongo, redisAppendOnly: options.redisAppendOnly, redisTopology: options.redisTopology });
+    // A cluster run of a test keeps its own log directory beside the single-Redis run's.
+    const stackName = options.redisTopology === 'cluster' ? `${name}-cluster` : name;
+    const stack = await TestStack.start({ name: stackName, mongo, redisAppendOnly: options.redisAppendOnly, redisTopology: options.redisTopology });
     let system: LocalSystem | undefined;
     try {
       system = await LocalSystem.start({ root: findWorkspaceRoot(), env: stack.env, topology, roleEnv, logDir: stack.logDir });

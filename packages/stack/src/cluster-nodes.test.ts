@@ -11,7 +11,7 @@ const NODES = [
 describe('parseClusterNodes', () => {
   it('reads each node’s port, role, master, slot count and failure flags', () => {
     const byPort = Object.fromEntries(parseClusterNodes(`${NODES}\n`).map((n) => [n.port, n]));
-    expect(byPort[30001]).toEqual({ id: 'e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca', port: 30001, role: 'master', failing: true, masterId: undefined, slots: 5461 });
+    expect(byPort[30001]).toEqual({ id: 'e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca', port: 30001, role: 'master', failing: true, masterId: undefined, slots: 5461, ranges: [[0, 5459], [5460, 5460]] });
     expect(byPort[30002]).toMatchObject({ role: 'master', failing: false, slots: 5462 });
     expect(byPort[30003]).toMatchObject({ role: 'master', slots: 5461 });
     expect(byPort[30004]).toMatchObject({ role: 'replica', masterId: 'e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca', slots: 0 });

@@ -10,6 +10,8 @@ export interface ClusterNode {
   masterId: string | undefined;
   /** How many hash slots it serves (masters only). */
   slots: number;
+  /** The slot ranges it serves, `[from, to]` inclusive. */
+  ranges: [number, number][];
 }
 
 /**
@@ -21,7 +23,7 @@ export function parseClusterNodes(text: string): ClusterNode[] {
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line.length > 0)
-    .map((line) => {
+    .map((line): Omit<ClusterNode, 'slots'> => {
       const [id = '', address = '', flags = '', master = '-', , , , , ...slots] = line.split(' ');
       const flagSet = new Set(flags.split(','));
       const port = Number(/:(\d+)@/.exec(address)?.[1]);
@@ -31,12 +33,14 @@ export function parseClusterNodes(text: string): ClusterNode[] {
         role: flagSet.has('master') ? 'master' : 'replica',
         failing: flagSet.has('fail') || flagSet.has('fail?'),
         masterId: master === '-' ? undefined : master,
-        slots: slots.filter((s) => !s.startsWith('[')).reduce((sum, s) => sum + slotCount(s), 0),
+        ranges: slots.filter((s) => !s.startsWith('[')).map(slotRange),
       };
-    });
+    })
+    .map((node) => ({ ...node, slots: node.ranges.reduce((sum, [from, to]) => sum + to - from + 1, 0) }));
 }
 
-function slotCount(range: string): number {
-  const [from, to] = range.split('-').map(Number);
-  return to === undefined ? 1 : (to as number) - (from as number) + 1;
+function slotRange(text: string): [number, number] {
+  const [from, to] = text.split('-').map(Number) as [number, number | undefined];
+  return [from, to ?? from];
 }
+

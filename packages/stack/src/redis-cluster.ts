@@ -43,6 +43,8 @@ export interface RedisCluster {
   readonly ports: readonly number[];
   /** Ports of the masters serving slots now, lowest first. */
   masterPorts(): Promise<number[]>;
+  /** The index in {@link masterPorts} of the master serving `key`'s slot (its hash tag's, when it has one). */
+  masterIndexServing(key: string): Promise<number>;
   /**
    * `kill -9` of the `index`-th master of {@link masterPorts}, then waits until its replica was
    * promoted and every node left reports `cluster_state:ok`. The killed node stays down.
@@ -145,6 +147,18 @@ class LocalRedisCluster implements RedisCluster {
   async masterPorts(): Promise<number[]> {
     const nodes = await this.view();
     return nodes.filter((n) => n.role === 'master' && !n.failing && n.slots > 0).map((n) => n.port).sort((a, b) => a - b);
+  }
+
+  async masterIndexServing(key: string): Promise<number> {
+    if (/\s/.test(key)) throw new Error(`masterIndexServing: '${key}' has a space; pass a key without one`);
+    const [port] = this.livePorts();
+    const reply = await rawRedisCommand(port as number, `CLUSTER KEYSLOT ${key}`, 2000);
+    const slot = Number(reply?.slice(1));
+    if (!reply?.startsWith(':') || !Number.isInteger(slot)) throw new Error(`CLUSTER KEYSLOT ${key} answered '${String(reply)}'`);
+    const masters = (await this.view()).filter((n) => n.role === 'master' && !n.failing && n.slots > 0).sort((a, b) => a.port - b.port);
+    const index = masters.findIndex((m) => m.ranges.some(([from, to]) => slot >= from && slot <= to));
+    if (index < 0) throw new Error(`no live master serves slot ${slot} of '${key}'`);
+    return index;
   }
 
   async killMaster(index: number): Promise<MasterFailover> {
