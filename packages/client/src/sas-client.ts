@@ -8,6 +8,7 @@ import {
   describeIssues,
   parseRedisUrl,
   queueKeyPrefix,
+  redactRedisUrl,
   queuePrefixProblem,
   type StatusEvent,
   type StatusKind,
@@ -27,9 +28,12 @@ import { withDeadline } from './with-deadline';
 
 /** Options of {@link SasClient}. */
 export interface SasClientOptions {
-  /** The system's Redis, e.g. `redis://127.0.0.1:6379`. */
+  /**
+   * The system's Redis, as its services' REDIS_URL: `redis://127.0.0.1:6379`, or a Redis Cluster such as
+   * `redis-cluster://10.0.0.1:6379,10.0.0.2:6379` (`rediss-cluster://` for TLS). See `parseRedisUrl` in `@sas/contracts`.
+   */
   redisUrl: string;
-  /** BullMQ key prefix of the system (its services' QUEUE_PREFIX). @default 'sas' */
+  /** BullMQ key prefix of the system (its services' QUEUE_PREFIX, without a hash tag). @default 'sas' */
   prefix?: string;
   /**
    * The queue this application receives status events on; every order submitted through this
@@ -150,7 +154,7 @@ export class SasClient {
     await withDeadline(
       this.submissions.addBulk(submitted.map((s) => ({ name: QueueNames.submission, data: s.message, opts: { ...DEFAULT_JOB_OPTIONS, jobId: s.jobId } }))),
       this.sendTimeoutMs,
-      () => new SendTimeoutError(QueueNames.submission, this.sendTimeoutMs, this.options.redisUrl),
+      () => new SendTimeoutError(QueueNames.submission, this.sendTimeoutMs, redactRedisUrl(this.options.redisUrl)),
     );
     return submitted;
   }
@@ -313,7 +317,7 @@ export class SasClient {
       replyQueuePrefix: 'operator.replies',
     });
     if (outcome.answered) return outcome.reply;
-    throw new NoAnswerError(command, processId, timeoutMs, { redisUrl: this.options.redisUrl, prefix: this.prefix });
+    throw new NoAnswerError(command, processId, timeoutMs, { redisUrl: redactRedisUrl(this.options.redisUrl), prefix: this.prefix });
   }
 
   private assertOpen(operation: string): void {
