@@ -56,3 +56,24 @@ describe('startRedisCluster', () => {
     return slots.find(([from, to]) => slot >= from && slot <= to)?.[2]?.[1];
   }
 });
+
+describe('startRedisCluster with one master', () => {
+  it('gives it every slot and announces an address clients can reach (a lone node learns none from others)', async () => {
+    const cluster = await startRedisCluster({ masters: 1, replicasPerMaster: 0 });
+    const client = createRedisConnection(cluster.url);
+    try {
+      await client.set('{one}:k', 'v');
+      await expect(client.get('{one}:k')).resolves.toBe('v');
+      const slots = await client.cluster('SLOTS');
+      expect(slots.map(([from, to, node]) => [from, to, node?.[0], node?.[1]])).toEqual([[0, 16383, '127.0.0.1', cluster.ports[0]]]);
+    } finally {
+      client.disconnect();
+      await cluster.stop();
+    }
+  });
+
+  it('refuses 2 masters and replicas of a single master, saying why', async () => {
+    await expect(startRedisCluster({ masters: 2 })).rejects.toThrow('masters must be 1, or 3 and more (got 2)');
+    await expect(startRedisCluster({ masters: 1, replicasPerMaster: 1 })).rejects.toThrow('replicas need masters ≥ 3');
+  });
+});

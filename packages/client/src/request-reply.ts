@@ -81,6 +81,6 @@ export async function requestReply<S extends z.ZodTypeAny>(options: RequestReply
     await replies.obliterate({ force: true }).catch(() => undefined);
     await replies.close();
     await queue.close();
-    await Promise.all([connection, workerConnection].map((c) => c.quit().catch(() => c.disconnect())));
+    await Promise.all([connection, workerConnection].map((c) => (c.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c.disconnect())));
   }
 }

@@ -257,7 +257,8 @@ export class SasClient {
       await this.stream?.close();
       await this.submissions.close().catch(() => undefined);
       await Promise.all(
-        [this.connection, this.listenConnection].map((c) => c?.quit().catch(() => c.disconnect())),
+        // QUIT waits for a connection that is not up (Redis or a cluster unreachable): such a one is dropped instead.
+        [this.connection, this.listenConnection].map((c) => (c?.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c?.disconnect())),
       );
     })();
     return this.closing;

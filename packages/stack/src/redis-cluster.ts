@@ -130,6 +130,9 @@ class LocalRedisCluster implements RedisCluster {
         log: this.log,
         extraArgs: [
           ...['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort)],
+          // A node learns its own address from the nodes that meet it; a lone master never would, and
+          // would announce an empty host in CLUSTER SLOTS.
+          ...['--cluster-announce-ip', '127.0.0.1'],
           ...['--cluster-node-timeout', String(this.options.nodeTimeoutMs ?? 3000)],
           // A replica must take over however long it was cut off: the tests kill masters on purpose.
           ...['--cluster-replica-validity-factor', '0'],
