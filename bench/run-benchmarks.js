@@ -10,7 +10,8 @@
 //   3. the same two loops again with `--preload` finished processes in the store (flat with history);
 //   4. recovery: kill -9 of an agent mid-run, time until every affected order is Processed;
 //   5. scaling: remote-sim at 50 ms, agents 1 → 2 → 4 replicas, orders/s for each;
-//   6. conditional findOneAndUpdate against the embedded MongoDB (and MONGO_URL's, when set).
+//   6. Redis Cluster: the system on 1 master and on 3 masters, orders/s at 64 in flight;
+//   7. conditional findOneAndUpdate against the embedded MongoDB (and MONGO_URL's, when set).
 // It reports and never judges: exit 0 when it ran, 1 with a message when something could not
 // start or finish, 130 on Ctrl-C, always after stopping every process it started.
 
@@ -22,6 +23,7 @@ const { findOnPath, findWorkspaceRoot, locateEmbeddedMongoCli, serviceScript, st
 const { orderFulfilmentV1 } = require('@sas/workflow');
 const { measureAgentRecovery } = require('./lib/agent-recovery');
 const { measureAgentScaling } = require('./lib/agent-scaling');
+const { measureClusterShards } = require('./lib/cluster-shards');
 const { buildReport } = require('./lib/bench-figures');
 const { BenchSystem } = require('./lib/bench-system');
 const { CleanupStack } = require('./lib/cleanup-stack');
@@ -63,7 +65,7 @@ async function main(argv) {
     cleanup.push('redis-server', () => redis.stop());
     say(`Redis: private redis-server at ${redis.url}`);
 
-    say(`\n[1/6] baseline: raw BullMQ request/reply, ${options.warmupSeconds} s warm-up + ${options.baselineSeconds} s per setting`);
+    say(`\n[1/7] baseline: raw BullMQ request/reply, ${options.warmupSeconds} s warm-up + ${options.baselineSeconds} s per setting`);
     const baselineRun = (/** @type {number} */ inFlight) =>
       measureRawRoundTrips({
         redisPort: redis.port,
@@ -98,7 +100,7 @@ async function main(argv) {
       cleanup,
     };
 
-    say(`\n[2/6] system, default topology, remote-sim at zero latency (${elapsed()} so far)`);
+    say(`\n[2/7] system, default topology, remote-sim at zero latency (${elapsed()} so far)`);
     const bench = await BenchSystem.start({ ...systemOptions, name: `bench-${runId}`, logDir });
     const topology = describeTopology(bench);
     say(`  ${topology}`);
@@ -121,7 +123,7 @@ async function main(argv) {
       cleanup.throwIfInterrupted();
       // Issue 8's "flat with history": the same loops again, into the database the services use,
       // now holding a week of finished processes; the ratios to the runs above should stay near 1.
-      say(`\n[3/6] flat with history: ${options.preload.toLocaleString('en-US')} finished processes stored, then the same runs (${elapsed()} so far)`);
+      say(`\n[3/7] flat with history: ${options.preload.toLocaleString('en-US')} finished processes stored, then the same runs (${elapsed()} so far)`);
       const preload = await preloadHistory({ url: mongo.url, dbName: bench.dbName, processes: options.preload, say });
       const pk1 = await loop('1 in flight, preloaded', 1);
       say(`  1 in flight: p50 ${pk1.p50Ms} ms (empty store: ${sasK1.p50Ms} ms)`);
@@ -129,23 +131,35 @@ async function main(argv) {
       say(`  64 in flight: ${pk64.ordersPerSecond} orders/s (empty store: ${sasK64.ordersPerSecond})`);
       preloaded = { ...preload, k1: pk1, k64: pk64 };
     } else {
-      say('\n[3/6] flat with history: skipped (--preload 0)');
+      say('\n[3/7] flat with history: skipped (--preload 0)');
     }
 
     cleanup.throwIfInterrupted();
     const completeByMs = orderFulfilmentV1.steps.find((s) => s.agent === 'payment')?.completeByMs ?? 0;
-    say(`\n[4/6] recovery: kill -9 of an agent at ${RECOVERY_IN_FLIGHT} in flight (${elapsed()} so far)`);
+    say(`\n[4/7] recovery: kill -9 of an agent at ${RECOVERY_IN_FLIGHT} in flight (${elapsed()} so far)`);
     const recovery = await measureAgentRecovery({ bench, inFlight: RECOVERY_IN_FLIGHT, warmupMs: Math.max(warmupMs, 1000), completeByMs, sweepIntervalMs: SWEEP_INTERVAL_MS, say, signal: cleanup.signal });
     say(`  ${recovery.ms} ms from the kill until the last of ${recovery.affectedOrders} affected orders was Processed (target ${recovery.targetMs} ms)`);
 
     cleanup.throwIfInterrupted();
-    say(`\n[5/6] scaling: remote-sim at 50 ms, agents 1 → 2 → 4 replicas, on the same system (${elapsed()} so far)`);
+    say(`\n[5/7] scaling: remote-sim at 50 ms, agents 1 → 2 → 4 replicas, on the same system (${elapsed()} so far)`);
     const scaling = await measureAgentScaling({ bench, warmupMs, durationMs: options.scalingSeconds * 1000, say });
     say('  stopping the system ...');
     await bench.stop();
 
     cleanup.throwIfInterrupted();
-    say(`\n[6/6] MongoDB: conditional findOneAndUpdate, ${options.mongoSeconds} s per setting (${elapsed()} so far)`);
+    say(`\n[6/7] Redis Cluster: the system on 1 master, then on 3 masters, 64 in flight (${elapsed()} so far)`);
+    const cluster = await measureClusterShards({
+      system: systemOptions,
+      runId,
+      logDir,
+      warmupOrders: options.systemWarmupOrders,
+      warmupMs,
+      durationMs: windowMs,
+      say,
+    });
+
+    cleanup.throwIfInterrupted();
+    say(`\n[7/7] MongoDB: conditional findOneAndUpdate, ${options.mongoSeconds} s per setting (${elapsed()} so far)`);
     const mongoRun = (/** @type {string} */ url, /** @type {string} */ target, /** @type {number} */ inFlight) =>
       measureMongoRoundTrips({ url, target, dbName: `bench-mongo-${runId}`, inFlight, warmupMs: Math.min(warmupMs, 1000), durationMs: options.mongoSeconds * 1000, signal: cleanup.signal });
     const embedded = [];
@@ -180,6 +194,7 @@ async function main(argv) {
       preload: preloaded,
       scaling,
       recovery,
+      cluster,
       mongo: { embedded, ...(external ? { external } : {}) },
     });
     say(`\nstopping ... (${elapsed()} in all)`);

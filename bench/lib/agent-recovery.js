@@ -3,7 +3,7 @@
 
 const { performance } = require('node:perf_hooks');
 const { Queue } = require('bullmq');
-const { QueueNames } = require('@sas/contracts');
+const { QueueNames, queueKeyPrefix } = require('@sas/contracts');
 const { ClosedLoop } = require('./closed-loop');
 const { recoveryFigures } = require('./bench-figures');
 const { waitUntil } = require('./wait-until');
@@ -61,7 +61,8 @@ async function measureAgentRecovery(options) {
 
   const redisUrl = new URL(bench.options.redis.url);
   const connection = { host: redisUrl.hostname, port: Number(redisUrl.port) };
-  const requests = new Queue(QueueNames.agentRequests(REMOTE_SERVICE), { connection, prefix: bench.options.name });
+  const queue = QueueNames.agentRequests(REMOTE_SERVICE);
+  const requests = new Queue(queue, { connection, prefix: queueKeyPrefix(bench.options.name, queue) });
   let active = 0;
   try {
     const waitStart = performance.now();

@@ -112,6 +112,7 @@ function cpuSecondsOf(roles, include) {
  * @property {{ processes: number, events: number, seconds: number, k1: import('./bench-system').ClosedLoopFigures, k64: import('./bench-system').ClosedLoopFigures }} [preload]
  * @property {{ replicas: number[], runs: import('./bench-system').ClosedLoopFigures[], remoteLatencyMs: number, agentConcurrency: number, inFlight: number }} scaling
  * @property {RecoveryFigures & Record<string, unknown>} recovery
+ * @property {{ shards: number[], runs: import('./bench-system').ClosedLoopFigures[], inFlight: number }} [cluster] orders/s on a Redis Cluster of 1 and of 3 masters
  * @property {Record<string, unknown>} mongo
  */
 
@@ -170,6 +171,7 @@ function buildReport(m) {
       inFlight: m.scaling.inFlight,
     },
     recovery: m.recovery,
+    cluster: m.cluster ? clusterFigures(m.cluster) : { shards: [] },
     memory: {
       peakRssMb,
       restRssMb: Object.fromEntries(Object.entries(roles).map(([role, r]) => [role, Math.round(r.restKb / 1024)])),
@@ -188,10 +190,26 @@ function buildReport(m) {
           }
         : {}),
       scalingLinearity: scaling.linearity,
+      ...(m.cluster ? { threeShardsOverOne: ratioOf(clusterFigures(m.cluster).ordersPerSecond.threeShards, clusterFigures(m.cluster).ordersPerSecond.oneShard) } : {}),
       recoveryOverTarget: ratioOf(m.recovery.ms, m.recovery.targetMs),
       cpuPerStepOverRoundTrip: ratioOf(cpuMsPerOrder / STEPS_PER_ORDER, b64.cpuMsPerRoundTrip),
     },
     targets: TARGETS,
+  };
+}
+
+/**
+ * The cluster phase's figures by shard count: `ordersPerSecond: { oneShard, threeShards }`.
+ * @param {NonNullable<Measurements['cluster']>} c
+ */
+function clusterFigures(c) {
+  const rate = (/** @type {number} */ shards) => c.runs[c.shards.indexOf(shards)]?.ordersPerSecond ?? 0;
+  const p50 = (/** @type {number} */ shards) => c.runs[c.shards.indexOf(shards)]?.p50Ms ?? 0;
+  return {
+    shards: c.shards,
+    inFlight: c.inFlight,
+    ordersPerSecond: { oneShard: rate(1), threeShards: rate(3) },
+    p50Ms: { oneShard: p50(1), threeShards: p50(3) },
   };
 }
 

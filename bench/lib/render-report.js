@@ -14,7 +14,7 @@ const { STEPS_PER_ORDER, TARGETS, verdict } = require('./bench-figures');
  * @returns {string}
  */
 function renderReport(report) {
-  const { baseline, sas, preload, scaling, recovery, memory, mongo, ratios, machine } = report;
+  const { baseline, sas, preload, scaling, recovery, cluster, memory, mongo, ratios, machine } = report;
   const b1 = baseline.k1;
   const b64 = baseline.k64;
   /** @type {string[][]} */
@@ -62,6 +62,12 @@ function renderReport(report) {
   section(`Recovery: kill -9 of ${String(recovery['killed'])} at ${String(recovery['inFlight'])} in flight (payment at ${String(recovery['remoteLatencyMs'])} ms)`);
   row('  kill → last affected order Processed', `${fmt(recovery.ms)} ms, ${recovery.affectedOrders} of ${recovery.ordersInFlightAtKill} affected`, `${fmt(recovery.completeByMs)} + ${fmt(recovery.sweepIntervalMs)} + 1,000 = ${fmt(recovery.targetMs)} ms`, 'recoveryOverTarget', ratios.recoveryOverTarget);
   if (recovery.basis !== 'redispatched') note('    (the kill caught no request: the figure covers every order in flight at the kill)');
+
+  if ('ordersPerSecond' in cluster) {
+    section(`Redis Cluster: the system on 1 master against 3 masters (no replicas), ${cluster.inFlight} in flight`);
+    row('  1 shard', `${fmt(cluster.ordersPerSecond.oneShard)} orders/s, p50 ${ms(cluster.p50Ms.oneShard)}`, '', undefined, undefined);
+    row('  3 shards', `${fmt(cluster.ordersPerSecond.threeShards)} orders/s, p50 ${ms(cluster.p50Ms.threeShards)}`, `1 shard ${fmt(cluster.ordersPerSecond.oneShard)} orders/s`, undefined, ratios.threeShardsOverOne);
+  }
 
   section('Memory and CPU per role over the 64-in-flight window (peak RSS of the largest process of the role; CPU seconds of all of them)');
   for (const [role, peak] of Object.entries(memory.peakRssMb)) {

@@ -134,6 +134,7 @@ describe('bench buildReport', () => {
     preload: { processes: 100_000, events: 400_000, seconds: 15, k1: loop(9, 6), k64: loop(300, 200) },
     scaling: { replicas: [1, 2, 4], runs: [loop(20, 1500), loop(38, 800), loop(70, 450)], remoteLatencyMs: 50, agentConcurrency: 1, inFlight: 32 },
     recovery: { ms: 6500, targetMs: 7000, completeByMs: 5000, sweepIntervalMs: 1000, ordersInFlightAtKill: 16, affectedOrders: 3, basis: 'redispatched', notProcessed: {} },
+    cluster: { shards: [1, 3], runs: [loop(40, 1600), loop(36, 1800)], inFlight: 64 },
     mongo: { embedded: [] },
   };
 
@@ -152,6 +153,9 @@ describe('bench buildReport', () => {
     expect(at('scaling.linearityPerStep')).toEqual([1, 0.95, 0.875]);
     expect(at('scaling.remoteBoundOrdersPerSecond')).toEqual([20, 40, 80]);
     expect(at('ratios.recoveryOverTarget')).toBe(0.929);
+    expect(at('cluster.ordersPerSecond')).toEqual({ oneShard: 40, threeShards: 36 });
+    expect(at('cluster.p50Ms')).toEqual({ oneShard: 1600, threeShards: 1800 });
+    expect(at('ratios.threeShardsOverOne')).toBe(0.9); // 36 / 40
     expect(at('memory.peakRssMb')).toEqual({ scheduler: 120, 'agent-payment': 100, redis: 20, 'bench driver': 80 });
     // CPU of everything but the application (the bench driver): 9 s over 1000 orders = 9 ms an order, 3 a step.
     expect(at('sas.k64.cpuMsPerOrder')).toBe(9);

@@ -1,10 +1,11 @@
 import type { ProcessDocument, ProcessEventEntry } from '@sas/contracts';
+import { REDIS_TOPOLOGIES } from '@sas/testkit';
 import { repeatedEffects, undoPairs, undosBeforeForward, unundoneEffects } from '../support/ledger-checks';
 import { SystemFixture } from '../support/system-fixture';
 import { fastRoleEnv, steadyFulfilment } from '../support/test-workflows';
 import { committedTransitions, doubleCommits, unloggedRevisions } from '../support/transition-log';
 
-describe('when processes of the system crash (kill -9)', () => {
+describe.each(REDIS_TOPOLOGIES)('when processes of the system crash (kill -9) (%s Redis)', (redisTopology) => {
   let fx: SystemFixture;
   let n = 0;
   const newIds = (count: number, tag: string): string[] => Array.from({ length: count }, () => `${tag}-${++n}`);
@@ -14,6 +15,7 @@ describe('when processes of the system crash (kill -9)', () => {
       'crash-recovery',
       { schedulers: 2, supervisors: 2, agents: { inventory: 2, payment: 2, shipping: 2 } },
       fastRoleEnv(),
+      { redisTopology },
     );
   });
   afterAll(() => fx?.stop());
@@ -37,15 +39,18 @@ describe('when processes of the system crash (kill -9)', () => {
       async () => (await fx.processes({ orderId: { $in: ids }, 'steps.1.state': 'Running' })).length > 0,
       { timeoutMs: 20_000, description: 'a payment step in flight' },
     );
-    // Kill every payment agent, so the steps they hold can only finish through recovery.
+    // Kill every payment agent, so the steps they hold can only finish through recovery: their jobs
+    // stay locked to the dead agents (15 s) far past the steps' complete-by (1.5 s).
     const victims = fx.system.byRole('agent-payment').filter((p) => p.running);
     await Promise.all(victims.map((v) => v.kill('SIGKILL')));
+    // The replacements start meanwhile: on a loaded machine a start takes seconds, longer than the
+    // two complete-bys the recovered steps have left before their threshold.
+    const replacements = Promise.all([fx.system.spawn('agent-payment'), fx.system.spawn('agent-payment')]);
     await fx.stack.waitFor(
       async () => (await fx.processes({ orderId: { $in: ids } })).some((d) => d.failureCount > 0),
       { timeoutMs: 20_000, description: 'the supervisor to recover a payment step whose agent died' },
     );
-    await fx.system.spawn('agent-payment');
-    await fx.system.spawn('agent-payment');
+    await replacements;
     await fx.waitForStates(ids, ['Processed'], 60_000);
     await expectOneEffectPerStep(ids);
     const recovered = await fx.db

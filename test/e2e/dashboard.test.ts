@@ -1,11 +1,12 @@
 import type { ProcessDocument, ProcessEventEntry } from '@sas/contracts';
+import { REDIS_TOPOLOGIES } from '@sas/testkit';
 import { SystemFixture } from '../support/system-fixture';
 import { fastRoleEnv } from '../support/test-workflows';
 
 type Json = Record<string, unknown>;
 type ProcessWithHistory = ProcessDocument & { history: ProcessEventEntry[] };
 
-describe('the dashboard (real processes, private Redis)', () => {
+describe.each(REDIS_TOPOLOGIES)('the dashboard (real processes, private %s Redis)', (redisTopology) => {
   let fx: SystemFixture;
   let url: string;
   /** The random operator token LocalSystem gave the dashboard (`DASHBOARD_TOKENS=operator:local:<token>`). */
@@ -25,7 +26,7 @@ describe('the dashboard (real processes, private Redis)', () => {
   const listed = async (query: string): Promise<ProcessDocument[]> => (await get(`/api/processes?${query}`)).body['processes'] as ProcessDocument[];
 
   beforeAll(async () => {
-    fx = await SystemFixture.start('dashboard', { schedulers: 1, supervisors: 1, dashboard: 1 }, fastRoleEnv());
+    fx = await SystemFixture.start('dashboard', { schedulers: 1, supervisors: 1, dashboard: 1 }, fastRoleEnv(), { redisTopology });
     // The dashboard consumes `alerts` here; the fixture's own collector would take some of them
     // (each job goes to one consumer), so it stops before any order is submitted.
     await fx.alerts.close();
@@ -85,6 +86,21 @@ describe('the dashboard (real processes, private Redis)', () => {
         'payment:closed',
         'shipping:closed',
       ]);
+    });
+
+    it('shows every queue with its jobs through bull-board’s API', async () => {
+      const board = await get('/queues/api/queues?activeQueue=submission&status=completed&page=1&jobsPerPage=50');
+      expect(board.status).toBe(200);
+      const queues = board.body['queues'] as { name: string; counts: Record<string, number>; jobs: { data: { orderId?: string } }[] }[];
+      expect(queues.map((q) => q.name).sort()).toEqual(
+        ['agent.inventory.requests', 'agent.payment.requests', 'agent.shipping.requests', 'alerts', 'dead-letter', 'operator.commands', 'scheduler.ready', 'scheduler.replies', 'submission'].sort(),
+      );
+      const byName = new Map(queues.map((q) => [q.name, q]));
+      // The four submissions were taken and completed; their jobs are read from the queue's own slot.
+      expect(byName.get('submission')?.counts['completed']).toBe(4);
+      expect(byName.get('submission')?.jobs.map((j) => j.data.orderId).sort()).toEqual([...done, refused].sort());
+      expect(byName.get('agent.shipping.requests')?.counts['completed']).toBeGreaterThanOrEqual(4);
+      expect(byName.get('dead-letter')?.counts['waiting']).toBe(0);
     });
 
     it('lists them last updated first, and filters by state, orderId and workflow with paging', async () => {

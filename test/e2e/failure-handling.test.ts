@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
 import { QueueNames, SCHEMA_VERSION, type ProcessEventEntry } from '@sas/contracts';
 import { findWorkspaceRoot } from '@sas/stack';
 import { repeatedEffects } from '../support/ledger-checks';
@@ -138,7 +137,7 @@ describe('how failures are handled (real processes, private Redis)', () => {
       const [id] = newIds(1, 'stale') as [string];
       await fx.submit([fx.order(id, { workflow: 'fast-fulfilment' })]);
       const [before] = await fx.waitForStates([id], ['Processed'], 30_000);
-      const replies = new Queue(QueueNames.schedulerReplies, { connection: { url: fx.stack.env['REDIS_URL'] }, prefix: fx.stack.queuePrefix });
+      const replies = fx.queue(QueueNames.schedulerReplies);
       await replies.add('reply', {
         schemaVersion: SCHEMA_VERSION,
         processId: before!._id,

@@ -1,12 +1,12 @@
 import { SasClient } from '@sas/client';
 import { SCHEMA_VERSION } from '@sas/contracts';
-import { scrapeMetrics, type MetricsScrape } from '@sas/testkit';
+import { REDIS_TOPOLOGIES, scrapeMetrics, type MetricsScrape } from '@sas/testkit';
 import { repeatedEffects } from '../support/ledger-checks';
 import { SystemFixture } from '../support/system-fixture';
 
 const ORDERS = 50;
 
-describe('orders flowing through every service as its own process', () => {
+describe.each(REDIS_TOPOLOGIES)('orders flowing through every service as its own process (%s Redis)', (redisTopology) => {
   let fx: SystemFixture;
   const ids = Array.from({ length: ORDERS }, (_, i) => `order-${String(i).padStart(3, '0')}`);
 
@@ -20,7 +20,7 @@ describe('orders flowing through every service as its own process', () => {
       submission: probes,
       agent: probes,
       dashboard: { ALERTS_CONSUME: 'false' },
-    });
+    }, { redisTopology });
   });
   afterAll(() => fx?.stop());
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Bus, type MessageMeta } from '@sas/bus';
 import { createRedisConnection, requestReply } from '@sas/client';
-import { QueueNames, SchedulerWakeup, type DeadLetterEntry } from '@sas/contracts';
+import { QueueNames, SchedulerWakeup, queueKeyPrefix, type DeadLetterEntry } from '@sas/contracts';
 import { TransientError, createLogger } from '@sas/runtime';
 import { freePort } from '@sas/stack';
 import { MongoNetworkError, MongoServerError } from 'mongodb';
@@ -363,7 +363,7 @@ describe('Bus under failure', () => {
 
     const redis = createRedisConnection(redisUrl);
     try {
-      expect(await redis.keys(`${prefix}:${outcome.replyTo}:*`)).toEqual([]);
+      expect(await redis.keys(`${queueKeyPrefix(prefix, outcome.replyTo)}:*`)).toEqual([]);
     } finally {
       redis.disconnect();
     }

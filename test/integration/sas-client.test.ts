@@ -9,7 +9,7 @@ import {
   submissionJobId,
   type OrderInput,
 } from '@sas/client';
-import { OperatorCommand, QueueNames, SCHEMA_VERSION, type StatusEvent } from '@sas/contracts';
+import { OperatorCommand, QueueNames, SCHEMA_VERSION, queueKeyPrefix, type StatusEvent } from '@sas/contracts';
 import { createLogger, systemClock } from '@sas/runtime';
 import { TestStack, uniqueName, waitFor } from '@sas/testkit';
 
@@ -35,7 +35,7 @@ function openClient(replyTo = 'app.status'): { client: SasClient; prefix: string
 }
 
 function openQueue(name: string, prefix: string): Queue {
-  const queue = new Queue(name, { connection: { url: redisUrl() }, prefix });
+  const queue = new Queue(name, { connection: { url: redisUrl() }, prefix: queueKeyPrefix(prefix, name) });
   closers.push(() => queue.close());
   return queue;
 }

@@ -1,6 +1,7 @@
 import { startRedis, type RedisServer } from '@sas/stack';
 import { QueueCollector, uniqueName } from '@sas/testkit';
 import { Queue } from 'bullmq';
+import { queueKeyPrefix } from '@sas/contracts';
 
 describe('QueueCollector', () => {
   let redis: RedisServer;
@@ -15,9 +16,9 @@ describe('QueueCollector', () => {
 
   it('collects the data of every job added to its queue, in order', async () => {
     const prefix = uniqueName('collector');
-    const queue = new Queue('app.status', { connection: { url: redis.url }, prefix });
+    const queue = new Queue('app.status', { connection: { url: redis.url }, prefix: queueKeyPrefix(prefix, 'app.status') });
     const collector = new QueueCollector<{ orderId: string; status: string }>({
-      connection: { url: redis.url },
+      redisUrl: redis.url,
       prefix,
       queue: 'app.status',
     });
@@ -37,9 +38,9 @@ describe('QueueCollector', () => {
 
   it('only sees jobs under its own prefix', async () => {
     const mine = uniqueName('collector');
-    const other = new Queue('alerts', { connection: { url: redis.url }, prefix: uniqueName('other') });
-    const own = new Queue('alerts', { connection: { url: redis.url }, prefix: mine });
-    const collector = new QueueCollector({ connection: { url: redis.url }, prefix: mine, queue: 'alerts' });
+    const other = new Queue('alerts', { connection: { url: redis.url }, prefix: queueKeyPrefix(uniqueName('other'), 'alerts') });
+    const own = new Queue('alerts', { connection: { url: redis.url }, prefix: queueKeyPrefix(mine, 'alerts') });
+    const collector = new QueueCollector({ redisUrl: redis.url, prefix: mine, queue: 'alerts' });
     try {
       await collector.start();
       await other.add('alert', { from: 'other' });
@@ -56,8 +57,8 @@ describe('QueueCollector', () => {
 
   it('says how many messages arrived when it times out, and closes more than once', async () => {
     const prefix = uniqueName('collector');
-    const queue = new Queue('alerts', { connection: { url: redis.url }, prefix });
-    const collector = new QueueCollector({ connection: { url: redis.url }, prefix, queue: 'alerts' });
+    const queue = new Queue('alerts', { connection: { url: redis.url }, prefix: queueKeyPrefix(prefix, 'alerts') });
+    const collector = new QueueCollector({ redisUrl: redis.url, prefix, queue: 'alerts' });
     try {
       await collector.start();
       await queue.add('alert', { n: 1 });

@@ -1,6 +1,6 @@
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { QueueNames } from '@sas/contracts';
+import { QueueNames, queueKeyPrefix } from '@sas/contracts';
 import { createLogger, createMetricsRegistry } from '@sas/runtime';
 import { startRedis, type RedisServer } from '@sas/stack';
 import { MetricsScrape } from '@sas/testkit';
@@ -31,9 +31,9 @@ describe('the queue depth KEDA reads for agent-payment', () => {
     redis = await startRedis();
     client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     const connection = { url: redis.url };
-    queue = new Queue(QueueNames.agentRequests('payment'), { connection, prefix });
+    queue = new Queue(QueueNames.agentRequests('payment'), { connection, prefix: queueKeyPrefix(prefix, QueueNames.agentRequests('payment')) });
     // No processor: jobs are taken by hand, so each stays in the state the test puts it in.
-    worker = new Worker(QueueNames.agentRequests('payment'), null, { connection, prefix, autorun: false });
+    worker = new Worker(QueueNames.agentRequests('payment'), null, { connection, prefix: queueKeyPrefix(prefix, QueueNames.agentRequests('payment')), autorun: false });
   });
 
   afterAll(async () => {
@@ -86,12 +86,12 @@ describe('the queue depth KEDA reads for agent-payment', () => {
     expect(evaluateQueueDepthQuery({ ...query, inner: 'sum' }, 'sas_queue_jobs', two)).toBe(8);
   });
 
-  it('keeps every key BullMQ wrote under the prefix’s hash tag, so Redis Cluster puts them in one slot', async () => {
+  it('keeps every key BullMQ wrote for the queue under the prefix and the queue’s own hash tag, so Redis Cluster puts them in one slot', async () => {
     // Standalone Redis has no CLUSTER KEYSLOT; equal hash tags are what makes the slots equal.
     const keys = await client.keys('*');
     expect(keys.length).toBeGreaterThan(1);
-    expect([...new Set(keys.map(hashTag))]).toEqual([hashTag(`${prefix}:x`)]);
-    expect(hashTag(`${prefix}:x`)).not.toBe(`${prefix}:x`);
+    expect(keys.filter((k) => !k.startsWith(`${prefix}:`))).toEqual([]);
+    expect([...new Set(keys.map(hashTag))]).toEqual(['agent.payment.requests']);
   });
 });
 

@@ -1,8 +1,9 @@
 import { Queue } from 'bullmq';
 import type { Db, MongoClient } from 'mongodb';
-import { QueueNames, SCHEMA_VERSION, type ProcessDocument, type StatusEvent, type SubmissionMessage } from '@sas/contracts';
+import { createRedisConnection, type RedisConnection } from '@sas/client';
+import { QueueNames, SCHEMA_VERSION, queueKeyPrefix, type ProcessDocument, type StatusEvent, type SubmissionMessage } from '@sas/contracts';
 import { LocalSystem, findWorkspaceRoot, type SystemTopology } from '@sas/stack';
-import { QueueCollector, TestStack } from '@sas/testkit';
+import { QueueCollector, TestStack, type RedisTopology } from '@sas/testkit';
 
 /** One effect recorded by remote-sim, as `GET /ledger` lists it (in the order applied). */
 export interface LedgerEffect {
@@ -33,6 +34,7 @@ export class SystemFixture {
     readonly statuses: QueueCollector<StatusEvent>,
     readonly alerts: QueueCollector<Record<string, unknown>>,
     private readonly submission: Queue,
+    private readonly redis: RedisConnection,
     readonly replyTo: string,
   ) {}
 
@@ -40,22 +42,26 @@ export class SystemFixture {
     name: string,
     topology: SystemTopology,
     roleEnv: Partial<Record<string, NodeJS.ProcessEnv>> = {},
-    options: { redisAppendOnly?: boolean; mongoReplicaSet?: string } = {},
+    options: { redisAppendOnly?: boolean; mongoReplicaSet?: string; redisTopology?: RedisTopology } = {},
   ): Promise<SystemFixture> {
     const mongo = { ttlIntervalMs: 500, ...(options.mongoReplicaSet !== undefined ? { replicaSet: options.mongoReplicaSet } : {}) };
-    const stack = await TestStack.start({ name, mongo, redisAppendOnly: options.redisAppendOnly });
+    // A cluster run of a test keeps its own log directory beside the single-Redis run's.
+    const stackName = options.redisTopology === 'cluster' ? `${name}-cluster` : name;
+    const stack = await TestStack.start({ name: stackName, mongo, redisAppendOnly: options.redisAppendOnly, redisTopology: options.redisTopology });
     let system: LocalSystem | undefined;
     try {
       system = await LocalSystem.start({ root: findWorkspaceRoot(), env: stack.env, topology, roleEnv, logDir: stack.logDir });
       const client = await stack.mongoClient();
       const replyTo = 'app.status';
-      const connection = { url: stack.env['REDIS_URL'] };
-      const statuses = new QueueCollector<StatusEvent>({ connection, prefix: stack.queuePrefix, queue: replyTo });
+      const redisUrl = stack.env['REDIS_URL'] ?? '';
+      const statuses = new QueueCollector<StatusEvent>({ redisUrl, prefix: stack.queuePrefix, queue: replyTo });
       await statuses.start();
-      const alerts = new QueueCollector<Record<string, unknown>>({ connection, prefix: stack.queuePrefix, queue: QueueNames.alerts });
+      const alerts = new QueueCollector<Record<string, unknown>>({ redisUrl, prefix: stack.queuePrefix, queue: QueueNames.alerts });
       await alerts.start();
-      const submission = new Queue(QueueNames.submission, { connection, prefix: stack.queuePrefix });
-      return new SystemFixture(stack, system, client.db(), client, statuses, alerts, submission, replyTo);
+      const redis = createRedisConnection(redisUrl);
+      redis.on('error', () => undefined); // a failover or restart test takes Redis away on purpose
+      const submission = new Queue(QueueNames.submission, { connection: redis, prefix: queueKeyPrefix(stack.queuePrefix, QueueNames.submission) });
+      return new SystemFixture(stack, system, client.db(), client, statuses, alerts, submission, redis, replyTo);
     } catch (e) {
       await system?.stop();
       await stack.stop();
@@ -120,7 +126,7 @@ export class SystemFixture {
   }
 
   async deadLetters(): Promise<Record<string, unknown>[]> {
-    const q = new Queue(QueueNames.deadLetter, { connection: { url: this.stack.env['REDIS_URL'] }, prefix: this.stack.queuePrefix });
+    const q = this.queue(QueueNames.deadLetter);
     try {
       const jobs = await q.getJobs(['waiting', 'completed', 'failed', 'delayed', 'active']);
       return jobs.map((j) => j.data as Record<string, unknown>);
@@ -129,12 +135,18 @@ export class SystemFixture {
     }
   }
 
+  /** A handle on one of the system's queues, as its services open it (to be closed by the caller). */
+  queue(name: string): Queue {
+    return new Queue(name, { connection: this.redis, prefix: queueKeyPrefix(this.stack.queuePrefix, name) });
+  }
+
   async stop(): Promise<void> {
     // Bounded: after a Redis restart a BullMQ close can hang, and teardown must still reach the processes.
     const bounded = (p: Promise<unknown>): Promise<unknown> =>
       Promise.race([p, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
     await Promise.allSettled([this.statuses.close(), this.alerts.close(), bounded(this.submission.close())]);
     await this.submission.disconnect().catch(() => undefined);
+    this.redis.disconnect();
     await this.system.stop();
     await this.client.close().catch(() => undefined);
     await this.stack.stop();

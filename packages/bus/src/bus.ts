@@ -1,10 +1,9 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { QUEUE_NAME_PATTERN, QueueNames, SCHEMA_VERSION, replyQueueClosedKey, type DeadLetterEntry } from '@sas/contracts';
+import { QUEUE_NAME_PATTERN, QueueNames, SCHEMA_VERSION, queueKeyPrefix, queuePrefixProblem, replyQueueClosedKey, type DeadLetterEntry } from '@sas/contracts';
 import type { Clock } from '@sas/runtime';
-import { DEFAULT_JOB_OPTIONS, createRedisConnection } from '@sas/client';
+import { DEFAULT_JOB_OPTIONS, createRedisConnection, type RedisConnection } from '@sas/client';
 import type { BusMetrics } from './bus-metrics';
 import { Consumer } from './consumer';
 import { QueueCache } from './queue-cache';
@@ -15,8 +14,9 @@ import type { SendOptions } from './send-options';
 
 /** Options of {@link Bus}. */
 export interface BusOptions {
+  /** One Redis (`redis://`, `rediss://`) or a Redis Cluster (`redis-cluster://`, `rediss-cluster://`); see `parseRedisUrl`. */
   redisUrl: string;
-  /** BullMQ key prefix; use a `{hash tag}` on Redis Cluster. */
+  /** The system's QUEUE_PREFIX; each queue adds its own hash tag to it (`queueKeyPrefix`). */
   prefix: string;
   instanceId: string;
   logger: Logger;
@@ -41,17 +41,19 @@ export interface BusOptions {
  * ```
  */
 export class Bus implements DeadLetterSink {
-  private readonly producer: Redis;
+  private readonly producer: RedisConnection;
   private readonly queues: QueueCache<Queue>;
   private readonly sendTimeoutMs: number;
   private readonly consumers: Consumer<z.ZodTypeAny>[] = [];
-  private readonly consumerConnections: Redis[] = [];
+  private readonly consumerConnections: RedisConnection[] = [];
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: BusOptions) {
+    const prefixProblem = queuePrefixProblem(options.prefix);
+    if (prefixProblem) throw new Error(prefixProblem);
     this.producer = createRedisConnection(options.redisUrl);
     this.sendTimeoutMs = options.sendTimeoutMs ?? 5_000;
-    this.queues = new QueueCache(options.queueCacheSize ?? 256, (name) => new Queue(name, { connection: this.producer, prefix: options.prefix }));
+    this.queues = new QueueCache(options.queueCacheSize ?? 256, (name) => new Queue(name, { connection: this.producer, prefix: queueKeyPrefix(options.prefix, name) }));
     this.producer.on('error', (err) => options.logger.warn({ err: err.message }, 'redis connection error'));
     // Operators (and the chaos tests) see each outage and its end in the log.
     this.producer.on('reconnecting', () => options.logger.warn('redis connection lost; reconnecting'));

@@ -1,9 +1,9 @@
 import { DelayedError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { describeIssues } from '@sas/contracts';
-import { ensureError, mongoTransientReason } from '@sas/runtime';
+import { describeIssues, queueKeyPrefix } from '@sas/contracts';
+import type { RedisConnection } from '@sas/client';
+import { ensureError, mongoTransientReason, redisTransientReason } from '@sas/runtime';
 import { defaultLockFor, type ConsumerLock } from './consumer-lock';
 import type { BusMetrics, DeadLetterKind } from './bus-metrics';
 import type { ConsumerSpec } from './consumer-spec';
@@ -14,8 +14,9 @@ import { DEFAULT_RETRY_POLICY, decideRetry, storeFaultDelayMs, type RetryPolicy 
 const STALLS_LEFT_TO_THE_RETRY_POLICY = 1_000;
 
 /**
- * Deliveries of a message that ended in a transient MongoDB fault, kept in the job's progress so
- * that they survive redelivery and are not counted against its {@link RetryPolicy}.
+ * Deliveries of a message that ended in a transient MongoDB or Redis fault, kept in the job's
+ * progress so that they survive redelivery and are not counted against its {@link RetryPolicy}.
+ * (The field keeps its first name, `storeFaults`, for messages already in flight.)
  */
 interface StoreFaultProgress {
   storeFaults: number;
@@ -38,6 +39,8 @@ function storeFaultsOf(job: Job): number {
  * with a plain `queue.add` gets the same retries as one the bus sent. A delivery that failed on a
  * transient MongoDB fault (a primary step-down, an election, the network: `mongoTransientReason`)
  * is not counted: such a message is retried for as long as the fault lasts and never dead-lettered.
+ * A transient Redis fault in the handler (a send that met a Redis Cluster failover or a Redis
+ * restart: `redisTransientReason`) is treated the same way (decision 56).
  */
 export class Consumer<S extends z.ZodTypeAny> {
   private readonly worker: Worker;
@@ -49,7 +52,8 @@ export class Consumer<S extends z.ZodTypeAny> {
 
   constructor(
     private readonly spec: ConsumerSpec<S>,
-    connection: Redis,
+    connection: RedisConnection,
+    /** The system's QUEUE_PREFIX; the queue's own hash tag is added here. */
     prefix: string,
     private readonly deadLetters: DeadLetterSink,
     private readonly logger: Logger,
@@ -59,7 +63,7 @@ export class Consumer<S extends z.ZodTypeAny> {
     const lock: ConsumerLock = { ...defaultLockFor(spec.queue), ...spec.lock };
     this.worker = new Worker(spec.queue, (job, token) => this.process(job, token), {
       connection,
-      prefix,
+      prefix: queueKeyPrefix(prefix, spec.queue),
       concurrency: spec.concurrency ?? 8,
       autorun: true,
       lockDuration: lock.lockDurationMs,
@@ -107,6 +111,8 @@ export class Consumer<S extends z.ZodTypeAny> {
       const err = ensureError(e);
       const storeFault = mongoTransientReason(err);
       if (storeFault !== undefined) return this.retryAfterStoreFault(job, token, err, storeFault, storeFaults + 1);
+      const redisFault = redisTransientReason(err);
+      if (redisFault !== undefined) return this.retryAfterStoreFault(job, token, err, redisFault, storeFaults + 1, 'redis');
       const decision = decideRetry(this.retry, delivery, err);
       if (!decision.retry) {
         this.logger.warn({ err, jobId: job.id, delivery }, 'handler failed on its last delivery');
@@ -125,10 +131,14 @@ export class Consumer<S extends z.ZodTypeAny> {
     }
   }
 
-  /** Puts the message back for later without spending a delivery: MongoDB, not the message, failed. */
-  private async retryAfterStoreFault(job: Job, token: string | undefined, err: Error, reason: string, storeFaults: number): Promise<never> {
+  /** Puts the message back for later without spending a delivery: MongoDB or Redis, not the message, failed. */
+  private async retryAfterStoreFault(job: Job, token: string | undefined, err: Error, reason: string, storeFaults: number, of: 'mongo' | 'redis' = 'mongo'): Promise<never> {
     const delayMs = storeFaultDelayMs(this.retry, storeFaults);
-    this.logger.warn({ err, jobId: job.id, reason, storeFaults, retryInMs: delayMs }, 'MongoDB cannot take the operation now (step-down, election or network); will retry, not counted against the message');
+    const what =
+      of === 'mongo'
+        ? 'MongoDB cannot take the operation now (step-down, election or network)'
+        : 'Redis cannot take the command now (restart, lost connection or cluster failover)';
+    this.logger.warn({ err, jobId: job.id, reason, storeFaults, retryInMs: delayMs }, `${what}; will retry, not counted against the message`);
     // Counted before the move: if the move then fails, the redelivery after the stalled check is not counted either.
     const progress: StoreFaultProgress = { storeFaults, lastStoreFault: reason };
     await job.updateProgress(progress).catch(() => {

@@ -1,4 +1,4 @@
-import { TransientError } from '@sas/runtime';
+import { RedisUnavailableError } from '@sas/runtime';
 
 /**
  * Bounds a send. The producer connection waits through a Redis outage (BullMQ needs that of its
@@ -12,7 +12,7 @@ export async function withSendDeadline<T>(send: Promise<T>, deadlineMs: number, 
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new TransientError(`send to queue '${queue}' took longer than ${deadlineMs} ms; is Redis reachable?`)),
+      () => reject(new RedisUnavailableError(`send to queue '${queue}' took longer than ${deadlineMs} ms; is Redis reachable?`)),
       deadlineMs,
     );
   });

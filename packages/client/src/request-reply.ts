@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import type { z } from 'zod';
-import { CLOSED_REPLY_QUEUE_TTL_SECONDS, replyQueueClosedKey } from '@sas/contracts';
+import { CLOSED_REPLY_QUEUE_TTL_SECONDS, queueKeyPrefix, replyQueueClosedKey } from '@sas/contracts';
 import { createRedisConnection } from './redis-connection';
 import { DEFAULT_JOB_OPTIONS } from './job-options';
 
@@ -51,7 +51,7 @@ export async function requestReply<S extends z.ZodTypeAny>(options: RequestReply
   const connection = createRedisConnection(options.redisUrl);
   // BullMQ does not close connections it was given, so this call keeps both and quits them itself.
   const workerConnection = createRedisConnection(options.redisUrl);
-  const queue = new Queue(options.queue, { connection, prefix: options.prefix });
+  const queue = new Queue(options.queue, { connection, prefix: queueKeyPrefix(options.prefix, options.queue) });
   let settle: (answer: z.infer<S>) => void = () => undefined;
   const answered = new Promise<z.infer<S>>((resolve) => (settle = resolve));
   const worker = new Worker(
@@ -60,7 +60,7 @@ export async function requestReply<S extends z.ZodTypeAny>(options: RequestReply
       const parsed = options.reply.safeParse(job.data);
       if (parsed.success && (options.accept?.(parsed.data) ?? true)) settle(parsed.data);
     },
-    { connection: workerConnection, prefix: options.prefix },
+    { connection: workerConnection, prefix: queueKeyPrefix(options.prefix, replyTo) },
   );
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -77,10 +77,10 @@ export async function requestReply<S extends z.ZodTypeAny>(options: RequestReply
     await connection.set(replyQueueClosedKey(options.prefix, replyTo), '1', 'EX', CLOSED_REPLY_QUEUE_TTL_SECONDS).catch(() => undefined);
     await worker.close();
     // The reply queue was this call's alone; leaving it would pile up one set of keys per request.
-    const replies = new Queue(replyTo, { connection, prefix: options.prefix });
+    const replies = new Queue(replyTo, { connection, prefix: queueKeyPrefix(options.prefix, replyTo) });
     await replies.obliterate({ force: true }).catch(() => undefined);
     await replies.close();
     await queue.close();
-    await Promise.all([connection, workerConnection].map((c) => c.quit().catch(() => c.disconnect())));
+    await Promise.all([connection, workerConnection].map((c) => (c.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c.disconnect())));
   }
 }

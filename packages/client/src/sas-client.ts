@@ -1,5 +1,4 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import {
   OperatorCommandResult,
   QueueNames,
@@ -7,6 +6,10 @@ import {
   SCHEMA_VERSION,
   SubmissionMessage,
   describeIssues,
+  parseRedisUrl,
+  queueKeyPrefix,
+  redactRedisUrl,
+  queuePrefixProblem,
   type StatusEvent,
   type StatusKind,
 } from '@sas/contracts';
@@ -17,7 +20,7 @@ import { NoAnswerError } from './errors/no-answer-error';
 import { SendTimeoutError } from './errors/send-timeout-error';
 import { StatusTimeoutError } from './errors/status-timeout-error';
 import { DEFAULT_JOB_OPTIONS } from './job-options';
-import { createRedisConnection } from './redis-connection';
+import { createRedisConnection, type RedisConnection } from './redis-connection';
 import { requestReply } from './request-reply';
 import { StatusStream } from './status-stream';
 import { submissionJobId } from './submission-job-id';
@@ -25,9 +28,12 @@ import { withDeadline } from './with-deadline';
 
 /** Options of {@link SasClient}. */
 export interface SasClientOptions {
-  /** The system's Redis, e.g. `redis://127.0.0.1:6379`. */
+  /**
+   * The system's Redis, as its services' REDIS_URL: `redis://127.0.0.1:6379`, or a Redis Cluster such as
+   * `redis-cluster://10.0.0.1:6379,10.0.0.2:6379` (`rediss-cluster://` for TLS). See `parseRedisUrl` in `@sas/contracts`.
+   */
   redisUrl: string;
-  /** BullMQ key prefix of the system (its services' QUEUE_PREFIX). @default 'sas' */
+  /** BullMQ key prefix of the system (its services' QUEUE_PREFIX, without a hash tag). @default 'sas' */
   prefix?: string;
   /**
    * The queue this application receives status events on; every order submitted through this
@@ -100,17 +106,18 @@ export const FINAL_STATUSES: readonly StatusKind[] = ['Processed', 'Compensated'
 export class SasClient {
   readonly prefix: string;
   readonly replyTo: string | undefined;
-  private readonly connection: Redis;
+  private readonly connection: RedisConnection;
   private readonly submissions: Queue;
   private readonly sendTimeoutMs: number;
   private stream: StatusStream | undefined;
-  private listenConnection: Redis | undefined;
+  private listenConnection: RedisConnection | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: SasClientOptions) {
-    if (!/^rediss?:\/\//.test(options.redisUrl)) {
-      throw new Error(`redisUrl must be a redis:// or rediss:// URL (got '${options.redisUrl}'); pass the URL of the system's Redis`);
-    }
+    // Throws saying what is wrong with the URL and which forms are accepted (one Redis or a Redis Cluster).
+    parseRedisUrl(options.redisUrl);
+    const prefixProblem = options.prefix === undefined ? undefined : queuePrefixProblem(options.prefix);
+    if (prefixProblem) throw new Error(`prefix: ${prefixProblem}`);
     const replyTo = options.replyTo === undefined ? undefined : ReplyTo.safeParse(options.replyTo);
     if (replyTo && !replyTo.success) throw new Error(`replyTo '${options.replyTo}' is not usable: ${describeIssues(replyTo.error).join('; ')}`);
     this.prefix = options.prefix ?? 'sas';
@@ -118,7 +125,7 @@ export class SasClient {
     this.sendTimeoutMs = options.sendTimeoutMs ?? 5_000;
     this.connection = createRedisConnection(options.redisUrl);
     this.connection.on('error', (err) => this.options.onError?.(err));
-    this.submissions = new Queue(QueueNames.submission, { connection: this.connection, prefix: this.prefix });
+    this.submissions = new Queue(QueueNames.submission, { connection: this.connection, prefix: queueKeyPrefix(this.prefix, QueueNames.submission) });
   }
 
   /**
@@ -147,7 +154,7 @@ export class SasClient {
     await withDeadline(
       this.submissions.addBulk(submitted.map((s) => ({ name: QueueNames.submission, data: s.message, opts: { ...DEFAULT_JOB_OPTIONS, jobId: s.jobId } }))),
       this.sendTimeoutMs,
-      () => new SendTimeoutError(QueueNames.submission, this.sendTimeoutMs, this.options.redisUrl),
+      () => new SendTimeoutError(QueueNames.submission, this.sendTimeoutMs, redactRedisUrl(this.options.redisUrl)),
     );
     return submitted;
   }
@@ -250,7 +257,8 @@ export class SasClient {
       await this.stream?.close();
       await this.submissions.close().catch(() => undefined);
       await Promise.all(
-        [this.connection, this.listenConnection].map((c) => c?.quit().catch(() => c.disconnect())),
+        // QUIT waits for a connection that is not up (Redis or a cluster unreachable): such a one is dropped instead.
+        [this.connection, this.listenConnection].map((c) => (c?.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c?.disconnect())),
       );
     })();
     return this.closing;
@@ -310,7 +318,7 @@ export class SasClient {
       replyQueuePrefix: 'operator.replies',
     });
     if (outcome.answered) return outcome.reply;
-    throw new NoAnswerError(command, processId, timeoutMs, { redisUrl: this.options.redisUrl, prefix: this.prefix });
+    throw new NoAnswerError(command, processId, timeoutMs, { redisUrl: redactRedisUrl(this.options.redisUrl), prefix: this.prefix });
   }
 
   private assertOpen(operation: string): void {

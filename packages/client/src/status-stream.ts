@@ -1,6 +1,6 @@
 import { Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { StatusEvent, describeIssues } from '@sas/contracts';
+import { StatusEvent, describeIssues, queueKeyPrefix } from '@sas/contracts';
+import type { RedisConnection } from './redis-connection';
 
 /** Receives status events; `undefined` means the stream closed and nothing more will come. */
 export type StatusListener = (event: StatusEvent | undefined) => void;
@@ -8,7 +8,8 @@ export type StatusListener = (event: StatusEvent | undefined) => void;
 /** Options of {@link StatusStream}. */
 export interface StatusStreamOptions {
   /** A connection the stream may block on; the stream does not close it. */
-  connection: Redis;
+  connection: RedisConnection;
+  /** The system's QUEUE_PREFIX. */
   prefix: string;
   queue: string;
   /** How many event ids are remembered to drop repeats. */
@@ -41,7 +42,7 @@ export class StatusStream {
   start(): Promise<void> {
     this.starting ??= (async () => {
       const { connection, prefix, queue } = this.options;
-      this.worker = new Worker(queue, (job) => this.receive(job), { connection, prefix, concurrency: 1 });
+      this.worker = new Worker(queue, (job) => this.receive(job), { connection, prefix: queueKeyPrefix(prefix, queue), concurrency: 1 });
       // A Worker without an 'error' listener would throw the error out of the event emitter.
       this.worker.on('error', (err) => this.options.onError(err));
       await this.worker.waitUntilReady();

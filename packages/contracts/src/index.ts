@@ -33,5 +33,7 @@ export * from './job-specification';
 export * from './step-result-limits';
 export * from './submission-fingerprint';
 export * from './reply-queue-marker';
+export * from './queue-key-prefix';
+export * from './redis-url';
 export * from './bulk-operation';
 export * from './clone';

@@ -9,6 +9,7 @@
  * ```
  */
 export * from './errors/transient-error';
+export * from './errors/redis-unavailable-error';
 export * from './errors/permanent-error';
 export * from './errors/config-error';
 export * from './errors/ensure-error';

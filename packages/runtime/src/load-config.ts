@@ -13,9 +13,14 @@ export function loadConfig<S extends z.ZodTypeAny>(schema: S, env: NodeJS.Proces
   const issues = parsed.error.issues.map((i) => {
     const name = i.path.join('.') || '(environment)';
     const got = i.path.length === 1 ? env[String(i.path[0])] : undefined;
-    return `${name}: ${i.message}${got === undefined ? '' : ` (got '${got}')`}`;
+    return `${name}: ${i.message}${got === undefined ? '' : ` (got '${withoutPassword(got)}')`}`;
   });
   return raise(new ConfigError(`Invalid configuration:\n  ${issues.join('\n  ')}`, issues));
+}
+
+/** A URL's password is never repeated in a message (REDIS_URL, MONGO_URL). */
+function withoutPassword(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:)[^@/]*@/i, '$1***@');
 }
 
 function raise(error: Error): never {

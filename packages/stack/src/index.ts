@@ -27,6 +27,8 @@ export * from './raw-redis-command';
 export * from './ping-redis';
 export * from './redis-server';
 export * from './start-redis';
+export * from './cluster-nodes';
+export * from './redis-cluster';
 export * from './mongo-target';
 export * from './embedded-mongo';
 export * from './resolve-mongo';

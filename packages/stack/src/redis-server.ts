@@ -17,6 +17,8 @@ export interface RedisServerOptions {
   log?: LogFn;
   /** How long to wait for `+PONG` after spawning. @default 10000 */
   readyTimeoutMs?: number;
+  /** More `redis-server` arguments, e.g. a cluster node's (see `startRedisCluster`). @default none */
+  extraArgs?: readonly string[];
 }
 
 /** A private `redis-server` started by {@link startRedis}. */
@@ -62,7 +64,7 @@ export class RedisServerProcess implements RedisServer {
     this.process = new ManagedProcess({
       name: `redis:${port}`,
       command: 'redis-server',
-      args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir],
+      args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir, ...(options.extraArgs ?? [])],
       log: options.log ?? silentLog,
       maxLines: 200,
     });

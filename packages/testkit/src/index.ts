@@ -7,7 +7,7 @@
  * ```ts
  * const stack = await TestStack.start({ name: 'happy-path' });
  * await stack.spawn('submission');
- * const statuses = new QueueCollector({ connection: { url: stack.env.REDIS_URL }, prefix: stack.queuePrefix, queue: 'app.status' });
+ * const statuses = new QueueCollector({ redisUrl: stack.env.REDIS_URL, prefix: stack.queuePrefix, queue: 'app.status' });
  * await statuses.start();
  * await statuses.waitForCount(1, 10_000);
  * await statuses.close();

@@ -1,11 +1,13 @@
-import { Worker, type RedisOptions } from 'bullmq';
+import { Worker } from 'bullmq';
+import { createRedisConnection, type RedisConnection } from '@sas/client';
+import { queueKeyPrefix } from '@sas/contracts';
 import { waitFor } from './wait-for';
 
 /** Options of {@link QueueCollector}. */
 export interface QueueCollectorOptions {
-  /** `{ url }` or ioredis options; the collector opens (and closes) its own connections. */
-  connection: RedisOptions;
-  /** BullMQ key prefix of the run (the stack's QUEUE_PREFIX). */
+  /** The stack's REDIS_URL (one Redis or a cluster); the collector opens (and closes) its own connection. */
+  redisUrl: string;
+  /** The stack's QUEUE_PREFIX; the queue's own hash tag is added as the services add it. */
   prefix: string;
   /** Queue to drain, e.g. the application's status queue or `alerts`. */
   queue: string;
@@ -18,7 +20,7 @@ export interface QueueCollectorOptions {
  *
  * @example
  * ```ts
- * const statuses = new QueueCollector<StatusEvent>({ connection: { url: stack.env.REDIS_URL }, prefix, queue: 'app.status' });
+ * const statuses = new QueueCollector<StatusEvent>({ redisUrl: stack.env.REDIS_URL, prefix, queue: 'app.status' });
  * await statuses.start();
  * const seen = await statuses.waitForCount(3, 10_000);
  * await statuses.close();
@@ -30,6 +32,7 @@ export class QueueCollector<T = unknown> {
   /** Errors the worker reported (lost connection, ...), kept rather than thrown so a test can assert on them. */
   readonly errors: Error[] = [];
   private worker: Worker | undefined;
+  private connection: RedisConnection | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: QueueCollectorOptions) {}
@@ -39,14 +42,18 @@ export class QueueCollector<T = unknown> {
     if (this.worker) throw new Error(`QueueCollector for '${this.options.queue}' is already started`);
     if (this.closing)
       throw new Error(`QueueCollector for '${this.options.queue}' is closed; create a new one`);
+    const connection = createRedisConnection(this.options.redisUrl);
+    // The worker reports the same errors below; without a listener ioredis would print them.
+    connection.on('error', () => undefined);
+    this.connection = connection;
     const worker = new Worker(
       this.options.queue,
       async (job) => {
         this.messages.push(job.data as T);
       },
       {
-        connection: this.options.connection,
-        prefix: this.options.prefix,
+        connection,
+        prefix: queueKeyPrefix(this.options.prefix, this.options.queue),
         removeOnComplete: { count: 1000 },
       },
     );
@@ -81,9 +88,12 @@ export class QueueCollector<T = unknown> {
     const worker = this.worker;
     if (!worker) return;
     const closed = await Promise.race([worker.close().then(() => true), delay(graceMs).then(() => false)]);
-    if (closed) return;
-    await Promise.race([worker.close(true), delay(graceMs)]);
-    await worker.disconnect().catch(() => undefined);
+    if (!closed) {
+      await Promise.race([worker.close(true), delay(graceMs)]);
+      await worker.disconnect().catch(() => undefined);
+    }
+    // BullMQ does not close a connection it was given.
+    this.connection?.disconnect();
   }
 }
 

@@ -8,8 +8,10 @@ import {
   ServiceProcess,
   silentLog,
   startRedis,
+  startRedisCluster,
   type LogFn,
   type MongoTarget,
+  type RedisCluster,
   type RedisServer,
   type ResolveMongoOptions,
 } from '@sas/stack';
@@ -17,6 +19,16 @@ import { MongoClient } from 'mongodb';
 import { uniqueName } from './unique-name';
 import { withDatabase } from './with-database';
 import { waitFor, type WaitForOptions } from './wait-for';
+
+/**
+ * Which Redis a stack runs: one `redis-server` (`single`), or a real Redis Cluster of 3 masters
+ * with a replica each (`cluster`), whose REDIS_URL is a `redis-cluster://` URL. End-to-end tests
+ * that must hold on both are parametrized over {@link REDIS_TOPOLOGIES}.
+ */
+export type RedisTopology = 'single' | 'cluster';
+
+/** Both topologies, for `describe.each`. */
+export const REDIS_TOPOLOGIES: readonly RedisTopology[] = ['single', 'cluster'];
 
 /** Options of {@link TestStack.start}. */
 export interface TestStackOptions {
@@ -26,6 +38,8 @@ export interface TestStackOptions {
   logLevel?: string;
   /** Start Redis with an append-only file, for tests that crash Redis and expect data to survive. @default false */
   redisAppendOnly?: boolean;
+  /** One Redis or a Redis Cluster (3 masters, 1 replica each). @default 'single' */
+  redisTopology?: RedisTopology;
   /** How MongoDB is resolved (`ttlIntervalMs` for TTL tests, `env`); `log` comes from this object. */
   mongo?: Omit<ResolveMongoOptions, 'log'>;
   /** Workspace whose `services/<name>/dist/main.js` are spawned. @default findWorkspaceRoot() */
@@ -63,8 +77,7 @@ export class TestStack {
 
   private constructor(
     readonly name: string,
-    /** The private Redis, for chaos: `kill('SIGKILL')`, `restart()`. */
-    readonly redis: RedisServer,
+    private readonly redisTarget: RedisServer | RedisCluster,
     readonly mongo: MongoTarget,
     readonly queuePrefix: string,
     readonly dbName: string,
@@ -74,7 +87,7 @@ export class TestStack {
   ) {
     this.logDir = join(tmpdir(), 'sas-test-logs', name.replace(/[^A-Za-z0-9_.-]/g, '_'));
     this.env = {
-      REDIS_URL: redis.url,
+      REDIS_URL: redisTarget.url,
       MONGO_URL: mongo.url,
       MONGO_DB: dbName,
       QUEUE_PREFIX: queuePrefix,
@@ -86,7 +99,10 @@ export class TestStack {
   static async start(options: TestStackOptions): Promise<TestStack> {
     const log = options.log ?? silentLog;
     const root = options.root ?? findWorkspaceRoot();
-    const redis = await startRedis({ appendOnly: options.redisAppendOnly, log });
+    const redis =
+      options.redisTopology === 'cluster'
+        ? await startRedisCluster({ masters: 3, replicasPerMaster: 1, log })
+        : await startRedis({ appendOnly: options.redisAppendOnly, log });
     let mongo: MongoTarget;
     try {
       mongo = await resolveMongo({ ...options.mongo, log });
@@ -106,6 +122,19 @@ export class TestStack {
     );
     rmSync(stack.logDir, { recursive: true, force: true });
     return stack;
+  }
+
+  /** The private Redis, for chaos: `kill('SIGKILL')`, `restart()`. Throws on a cluster stack (see {@link redisCluster}). */
+  get redis(): RedisServer {
+    if ('killMaster' in this.redisTarget) {
+      throw new Error(`TestStack '${this.name}' runs a Redis Cluster; use stack.redisCluster (killMaster) instead of stack.redis`);
+    }
+    return this.redisTarget;
+  }
+
+  /** The private Redis Cluster of a `redisTopology: 'cluster'` stack, for failovers; undefined on a single Redis. */
+  get redisCluster(): RedisCluster | undefined {
+    return 'killMaster' in this.redisTarget ? this.redisTarget : undefined;
   }
 
   /** Every log file written so far, one per spawned process. */
@@ -183,7 +212,7 @@ export class TestStack {
     };
     report('services', await Promise.allSettled(this.processes.map((p) => p.stop())));
     report('MongoDB client', await Promise.allSettled([this.closeClient()]));
-    report('Redis', await Promise.allSettled([this.redis.stop()]));
+    report('Redis', await Promise.allSettled([this.redisTarget.stop()]));
     report('MongoDB', await Promise.allSettled([this.mongo.stop()]));
   }
 

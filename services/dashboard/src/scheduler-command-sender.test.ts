@@ -49,7 +49,7 @@ describe('sending operator commands to the schedulers (private Redis)', () => {
     expect(received).toEqual([expect.objectContaining({ command: 'cancel', processId: 'p1', by: 'alice', replyTo: expect.stringMatching(/^operator\.replies\.[0-9a-f]+$/) })]);
     const raw = createRedisConnection(redis.url);
     try {
-      expect(await raw.keys(`${prefix}:operator.replies.*`)).toEqual([]);
+      expect(await raw.keys(`${prefix}:{operator.replies.*`)).toEqual([]);
     } finally {
       await raw.quit();
     }
@@ -78,7 +78,7 @@ describe('sending operator commands to the schedulers (private Redis)', () => {
     const raw = createRedisConnection(redis.url);
     try {
       expect(await inspector.queue(QueueNames.operatorCommands).getWaitingCount()).toBe(1);
-      expect(await raw.keys(`${prefix}:operator.replies.*`)).toEqual([]);
+      expect(await raw.keys(`${prefix}:{operator.replies.*`)).toEqual([]);
     } finally {
       await inspector.close();
       await raw.quit();

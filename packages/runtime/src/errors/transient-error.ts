@@ -3,7 +3,7 @@
  * `retryAfterMs` carries a hint from the remote side (HTTP `Retry-After`).
  */
 export class TransientError extends Error {
-  override readonly name = 'TransientError';
+  override readonly name: string = 'TransientError';
   constructor(
     message: string,
     readonly retryAfterMs?: number,

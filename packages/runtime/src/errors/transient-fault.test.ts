@@ -5,9 +5,11 @@ import {
   MongoServerSelectionError,
   MongoWriteConcernError,
 } from 'mongodb';
+import { ReplyError } from 'ioredis';
 import { PermanentError } from './permanent-error';
+import { RedisUnavailableError } from './redis-unavailable-error';
 import { TransientError } from './transient-error';
-import { isTransientFault, mongoTransientReason, transientFaultReason } from './transient-fault';
+import { isTransientFault, mongoTransientReason, redisTransientReason, transientFaultReason } from './transient-fault';
 
 /** A server error exactly as the driver builds it from a reply `{ ok: 0, code, codeName, errmsg, errorLabels }`. */
 function serverError(code: number, codeName: string, errorLabels?: string[]): MongoServerError {
@@ -81,5 +83,46 @@ describe('transientFaultReason', () => {
     const cyclic = new Error('a');
     (cyclic as { cause?: unknown }).cause = cyclic;
     expect(isTransientFault(cyclic)).toBe(false);
+  });
+});
+
+describe('redisTransientReason', () => {
+  describe('when a Redis Cluster fails over or moves a slot', () => {
+    it.each([
+      ['CLUSTERDOWN The cluster is down', 'Redis CLUSTERDOWN'],
+      ['MOVED 3999 127.0.0.1:7002', 'Redis MOVED'],
+      ['TRYAGAIN Multiple keys request during rehashing of slot', 'Redis TRYAGAIN'],
+      ["READONLY You can't write against a read only replica.", 'Redis READONLY'],
+      ['LOADING Redis is loading the dataset in memory', 'Redis LOADING'],
+    ])('classifies the reply %s as transient', (message, reason) => {
+      expect(redisTransientReason(new ReplyError(message))).toBe(reason);
+    });
+
+    it("classifies ioredis's own give-ups as transient, also when wrapped", () => {
+      expect(redisTransientReason(new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'))).toBe(
+        'Redis: Too many Cluster redirections. Last error: Error: Connection is closed.',
+      );
+      expect(redisTransientReason(new Error('dispatch failed', { cause: new Error('Connection is closed.') }))).toBe('Redis: Connection is closed.');
+      const allFailed = Object.assign(new Error('Failed to refresh slots cache.'), { name: 'ClusterAllFailedError' });
+      expect(redisTransientReason(allFailed)).toBe('ClusterAllFailedError');
+    });
+
+    it('classifies a send past its deadline as transient, and it stays a TransientError', () => {
+      const late = new RedisUnavailableError("send to queue 'alerts' took longer than 5000 ms; is Redis reachable?");
+      expect(redisTransientReason(late)).toBe('RedisUnavailableError');
+      expect(late).toBeInstanceOf(TransientError);
+      expect(transientFaultReason(new ReplyError('CLUSTERDOWN Hash slot not served'))).toBe('Redis CLUSTERDOWN');
+    });
+  });
+
+  describe('when retrying cannot help, or the fault is not Redis’s', () => {
+    it.each([
+      ['a script error', new ReplyError('ERR Error running script (call to f_1234): @user_script:1: oops')],
+      ['a cross-slot command (a bug: keys of two queues in one script)', new ReplyError("CROSSSLOT Keys in request don't hash to the same slot")],
+      ['a remote refusing the connection (an agent’s HTTP call)', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4010'), { code: 'ECONNREFUSED' })],
+      ['a plain TransientError', new TransientError('remote answered 503')],
+    ])('does not classify %s', (_what, error) => {
+      expect(redisTransientReason(error)).toBeUndefined();
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { RedisUnavailableError } from './redis-unavailable-error';
 import { TransientError } from './transient-error';
 
 /**
@@ -95,12 +96,58 @@ export function mongoTransientReason(error: unknown): string | undefined {
 }
 
 /**
+ * The first word of Redis's own errors that mean "not now, soon": a Redis Cluster moving or
+ * failing over a slot (`MOVED`, `ASK`, `TRYAGAIN`, `CLUSTERDOWN`), a node loading its data or
+ * without a reachable master (`LOADING`, `MASTERDOWN`), a write that reached a replica promoted
+ * away from under the client (`READONLY`), too few replicas in reach (`NOREPLICAS`).
+ */
+export const TRANSIENT_REDIS_REPLIES: readonly string[] = ['MOVED', 'ASK', 'TRYAGAIN', 'CLUSTERDOWN', 'LOADING', 'MASTERDOWN', 'READONLY', 'NOREPLICAS'];
+
+/** ioredis's messages and error names for a connection or a cluster that is not there right now. */
+const TRANSIENT_REDIS_MESSAGES: readonly RegExp[] = [
+  /^Connection is closed\.?$/,
+  /^Too many Cluster redirections/,
+  /^Failed to refresh slots cache/,
+  /^None of startup nodes is available/,
+  /^Cluster (is disconnected|isn't ready)/,
+  /^Reached the max retries per request limit/,
+];
+const TRANSIENT_REDIS_ERROR_NAMES: readonly string[] = ['ClusterAllFailedError', 'MaxRetriesPerRequestError', 'RedisUnavailableError'];
+
+interface RedisErrorShape extends ErrorShape {
+  message?: unknown;
+}
+
+/** Why one error (not its causes) is a transient Redis fault, or undefined. */
+function ownRedisReason(error: RedisErrorShape): string | undefined {
+  if (error instanceof RedisUnavailableError) return 'RedisUnavailableError';
+  if (typeof error.name === 'string' && TRANSIENT_REDIS_ERROR_NAMES.includes(error.name)) return error.name;
+  const message = typeof error.message === 'string' ? error.message : '';
+  const word = message.split(' ', 1)[0] ?? '';
+  if (TRANSIENT_REDIS_REPLIES.includes(word)) return `Redis ${word}`;
+  if (TRANSIENT_REDIS_MESSAGES.some((m) => m.test(message))) return `Redis: ${message.slice(0, 100)}`;
+  return undefined;
+}
+
+/**
+ * Why `error` says Redis cannot take the command *now*, or undefined: a restart, a lost
+ * connection, a Redis Cluster failing over or moving a slot (decision 56). Recognised by Redis's
+ * reply words, ioredis's messages and error names, and {@link RedisUnavailableError} (a send past
+ * its deadline); the `cause` chain is followed. Bare socket codes (ECONNREFUSED) are not: a
+ * handler's HTTP call fails with them too, and that failure is the remote's. Like a MongoDB step-down, such a
+ * fault is never the message's: consumers retry it without spending its deliveries.
+ */
+export function redisTransientReason(error: unknown): string | undefined {
+  return alongCauses(error, ownRedisReason);
+}
+
+/**
  * Why `error` is a transient fault (worth trying again later), or undefined: a
- * {@link TransientError} anywhere along its causes, or a transient MongoDB fault
- * ({@link mongoTransientReason}).
+ * {@link TransientError} anywhere along its causes, or a transient MongoDB or Redis fault
+ * ({@link mongoTransientReason}, {@link redisTransientReason}).
  */
 export function transientFaultReason(error: unknown): string | undefined {
-  return alongCauses(error, (e) => (e instanceof TransientError ? 'TransientError' : undefined)) ?? mongoTransientReason(error);
+  return alongCauses(error, (e) => (e instanceof TransientError ? 'TransientError' : undefined)) ?? mongoTransientReason(error) ?? redisTransientReason(error);
 }
 
 /** Whether `error` is a transient fault; see {@link transientFaultReason}. */

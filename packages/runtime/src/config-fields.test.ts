@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { CommonConfig } from './config-fields';
+import { ConfigError } from './errors/config-error';
+import { loadConfig } from './load-config';
+
+const Common = z.object(CommonConfig);
+
+describe('CommonConfig', () => {
+  it('takes one Redis or a Redis Cluster in REDIS_URL', () => {
+    expect(loadConfig(Common, {}).REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(loadConfig(Common, { REDIS_URL: 'rediss://default:pw@redis.example:6380' }).REDIS_URL).toBe('rediss://default:pw@redis.example:6380');
+    expect(loadConfig(Common, { REDIS_URL: 'redis-cluster://10.0.0.1:6379,10.0.0.2:6379' }).REDIS_URL).toBe('redis-cluster://10.0.0.1:6379,10.0.0.2:6379');
+    expect(loadConfig(Common, { REDIS_URL: 'rediss-cluster://u:pw@cfg.example:6379' }).REDIS_URL).toBe('rediss-cluster://u:pw@cfg.example:6379');
+  });
+
+  it('refuses a REDIS_URL it cannot use, saying why and which forms work, without repeating the password', () => {
+    const load = (url: string) => () => loadConfig(Common, { REDIS_URL: url });
+    expect(load('http://h:1')).toThrow(ConfigError);
+    expect(load('http://h:1')).toThrow(/REDIS_URL: Redis URL 'http:\/\/h:1' has an unknown scheme; use redis:\/\/\[user:password@\]host:port/);
+    expect(load('redis-cluster://u:topsecret@h1:7000,h2')).toThrow(/node 'h2' of Redis URL 'redis-cluster:\/\/u:\*\*\*@h1:7000,h2' is not host:port/);
+    expect(load('redis-cluster://u:topsecret@h1:7000,h2')).not.toThrow(/topsecret/);
+  });
+
+  it('refuses a QUEUE_PREFIX with a hash tag, since every queue adds its own', () => {
+    expect(loadConfig(Common, { QUEUE_PREFIX: 'shop' }).QUEUE_PREFIX).toBe('shop');
+    expect(() => loadConfig(Common, { QUEUE_PREFIX: '{sas}' })).toThrow(/QUEUE_PREFIX: QUEUE_PREFIX '\{sas\}' contains '\{' or '\}'; leave the hash tag out/);
+  });
+});
