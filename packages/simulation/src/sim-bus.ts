@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { DEFAULT_RETRY_POLICY, decideRetry, defaultLockFor, storeFaultDelayMs, type ConsumerSpec, type DeadLetterInput, type RetryPolicy } from '@sas/bus';
 import { describeIssues } from '@sas/contracts';
-import { ensureError, mongoTransientReason } from '@sas/runtime';
+import { ensureError, mongoTransientReason, redisTransientReason } from '@sas/runtime';
 import type { SimActor } from './sim-actor';
 import type { SimWorld } from './sim-world';
 
@@ -49,7 +49,7 @@ export interface SimSendOptions {
  * second add; each queue hands its waiting messages out first in, first out to free consumers,
  * chosen at random among every live instance; a handler that throws is retried with the
  * consumer's {@link RetryPolicy} and dead-lettered after its last delivery, except after a
- * transient store fault, which is retried without being counted (as the consumer does); an invalid message is
+ * transient store or queue fault, which is retried without being counted (as the consumer does); an invalid message is
  * dead-lettered at once. A message whose consumer crashed (or whose acknowledgement was lost)
  * stays active until its lock lapses, then waits again: delivered at least once, never dropped.
  */
@@ -185,7 +185,8 @@ export class SimBus {
         } catch (e) {
           failure = ensureError(e);
         }
-        if (failure && mongoTransientReason(failure) !== undefined) {
+        // As the consumer: a MongoDB or Redis fault is the infrastructure's, not the message's (decision 56).
+        if (failure && (mongoTransientReason(failure) ?? redisTransientReason(failure)) !== undefined) {
           const delayMs = storeFaultDelayMs(consumer.retry, job.storeFaults + 1);
           this.world.trace(`${actor.name} handler of ${spec.queue} ${job.id} hit a store fault (${failure.message}); retry in ${delayMs} ms, not counted`);
           await this.world.io(actor, 'bus', `retry ${spec.queue}`, () => {

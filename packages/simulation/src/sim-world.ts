@@ -1,4 +1,4 @@
-import { TransientError } from '@sas/runtime';
+import { RedisUnavailableError } from '@sas/runtime';
 import type { SimActor } from './sim-actor';
 import { SimClock } from './sim-clock';
 import { seededRandom, type SeededRandom } from './seeded-random';
@@ -26,7 +26,7 @@ interface PendingCall {
 /**
  * A store call's simulated failure, named as the MongoDB driver names a dropped connection, so
  * that the consumers classify it as the real ones do (`mongoTransientReason`: retried without
- * spending a delivery, never dead-lettered). Queue faults stay plain transient errors.
+ * spending a delivery, never dead-lettered).
  */
 class SimulatedStoreFault extends Error {
   override readonly name = 'MongoNetworkError';
@@ -183,7 +183,9 @@ export class SimWorld {
   }
 
   private fault(call: PendingCall, message: string): Error {
-    return call.kind === 'store' ? new SimulatedStoreFault(message) : new TransientError(message);
+    // A queue call fails as the bus's sends do when Redis is away (a send past its deadline, a
+    // failover): `redisTransientReason` knows it, and consumers retry it without spending a delivery.
+    return call.kind === 'store' ? new SimulatedStoreFault(message) : new RedisUnavailableError(message);
   }
 
   private pickFault(call: PendingCall): 'none' | 'crash-before' | 'crash-after' | 'transient-before' | 'transient-after' {
