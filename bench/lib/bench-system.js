@@ -25,6 +25,7 @@ const MIN_WARMUP_ORDERS = 10;
  * @property {Partial<Record<string, NodeJS.ProcessEnv>>} [roleEnv] extra environment per role
  * @property {string} logDir one log file per service process
  * @property {number} stallMs a run fails when no order finished for this long
+ * @property {'final' | 'all'} statusEvents the status events every order asks for (decision 59)
  * @property {(line: string) => void} say
  * @property {import('./cleanup-stack').CleanupStack} cleanup releases the system on Ctrl-C and on failure
  */
@@ -57,7 +58,7 @@ class BenchSystem {
       log: (msg) => say(`  ${msg}`),
     });
     const stopSystem = cleanup.push(`the system ${name}`, () => system.stop());
-    const sas = new SasClient({ redisUrl: redis.url, prefix: name, replyTo: `${name}.status` });
+    const sas = new SasClient({ redisUrl: redis.url, prefix: name, replyTo: `${name}.status`, statusEvents: options.statusEvents });
     const closeSas = cleanup.push(`the SasClient of ${name}`, () => sas.close());
     const client = await MongoClient.connect(mongo.url, { serverSelectionTimeoutMS: 10_000 });
     const closeClient = cleanup.push(`the MongoDB client of ${name}`, () => client.close());

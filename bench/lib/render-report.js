@@ -33,7 +33,7 @@ function renderReport(report) {
   row('  1 in flight', `p50 ${ms(b1.p50Ms)}, p95 ${ms(b1.p95Ms)}`, '', undefined, undefined);
   row('  64 in flight', `${fmt(b64.roundTripsPerSecond)} rt/s, CPU ${ms(b64.cpuMsPerRoundTrip)}/rt`, '', undefined, undefined);
 
-  section(`System: ${report.topology}; 3-step order-fulfilment, remote-sim at zero latency`);
+  section(`System: ${report.topology}; 3-step order-fulfilment, remote-sim at zero latency, ${report.options.statusEvents === 'all' ? 'every status event' : 'final status events only (Received, Processed)'}`);
   row('  latency, 1 in flight (submit → Processed)', `p50 ${ms(sas.k1.p50Ms)}, p95 ${ms(sas.k1.p95Ms)}, n ${sas.k1.completed}`, `3 × ${ms(b1.p50Ms)} = ${ms(STEPS_PER_ORDER * b1.p50Ms)}`, 'latencyOverheadK1', ratios.latencyOverheadK1);
   row('    stored createdAt → updatedAt', `p50 ${ms(sas.k1.storeLatencyMs.p50)}`, '', undefined, undefined);
   row('  throughput, 64 in flight', `${fmt(sas.k64.ordersPerSecond)} orders/s, p50 ${ms(sas.k64.p50Ms)}`, `${fmt(b64.roundTripsPerSecond)} rt/s ÷ 3 = ${fmt(b64.roundTripsPerSecond / STEPS_PER_ORDER)}`, 'throughputEfficiencyK64', ratios.throughputEfficiencyK64);
