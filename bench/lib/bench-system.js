@@ -138,7 +138,7 @@ class BenchSystem {
    * over less than one turnover of the loop. With `sampler`, memory and CPU are sampled over the
    * measured window exactly, so CPU per order divides by the orders of that window.
    *
-   * @param {{ label: string, inFlight: number, warmupMs: number, durationMs: number, sampler?: import('./process-sampler').ProcessSampler }} run
+   * @param {{ label: string, inFlight: number, warmupMs: number, durationMs: number, sampler?: { start(): void, stop(): unknown } }} run
    * @returns {Promise<ClosedLoopFigures>}
    */
   async closedLoop({ label, inFlight, warmupMs, durationMs, sampler }) {

@@ -54,6 +54,10 @@ function renderReport(report) {
     const bound = `remote allows ${fmt(scaling.remoteBoundOrdersPerSecond[i] ?? 0)}`;
     row(`  ${n} replica${n > 1 ? 's' : ''} of each agent`, `${fmt(rate)} orders/s`, i === 0 ? bound : `${bound}, linear ${fmt(linear)}`, last ? 'scalingLinearity' : undefined, i === 0 ? undefined : scaling.linearityPerStep[i]);
   });
+  const cores = (/** @type {(number | undefined)[] | undefined} */ list) => (list ?? []).map((c) => (c === undefined ? '?' : fmt(c))).join(' → ');
+  if ((scaling.systemCores ?? []).length > 0) {
+    note(`    CPU over each window: the system used ${cores(scaling.systemCores)} cores; the machine had ${cores(scaling.machineBusyCores)} of ${String(scaling.cpus)} busy (other jobs included)`);
+  }
   const firstBound = scaling.remoteBoundOrdersPerSecond[0] ?? 0;
   if (first < 0.8 * firstBound) {
     note(`    (1 replica reached ${fmt(first)} of the ${fmt(firstBound)} orders/s the remote allows: the machine, not the remote, limits these rates)`);
