@@ -96,6 +96,7 @@ async function main(argv) {
       redis: { url: redis.url, pid: () => redis.pid },
       mongo: { url: mongo.url, kind: mongo.kind, pid: mongoPid },
       stallMs: options.stallSeconds * 1000,
+      statusEvents: options.statusEvents,
       say,
       cleanup,
     };

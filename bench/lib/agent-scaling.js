@@ -1,6 +1,10 @@
 // @ts-check
 'use strict';
 
+const os = require('node:os');
+const { busyCores, readMachineCpu } = require('./machine-cpu');
+const { ProcessSampler } = require('./process-sampler');
+
 /** Issue 8's scaling figure: remote-sim answers after 50 ms, agents go 1 → 2 → 4 replicas. */
 const REMOTE_LATENCY_MS = 50;
 const REPLICAS = [1, 2, 4];
@@ -40,17 +44,57 @@ async function measureAgentScaling(options) {
   for (const agent of AGENTS) await bench.setRemoteLatency(agent, REMOTE_LATENCY_MS);
   /** @type {import('./bench-system').ClosedLoopFigures[]} */
   const runs = [];
+  // Whether the machine or the system limits a rate: the cores the system's processes used and
+  // the cores busy machine-wide (other jobs included) over each window.
+  /** @type {(number | undefined)[]} */
+  const systemCores = [];
+  /** @type {(number | undefined)[]} */
+  const machineCores = [];
   let have = 0;
   for (const replicas of REPLICAS) {
     const starts = [];
     for (; have < replicas; have++) for (const agent of AGENTS) starts.push(system.spawn(`agent-${agent}`, { CONCURRENCY: String(AGENT_CONCURRENCY) }));
     await Promise.all(starts);
     const label = `${replicas} replica${replicas > 1 ? 's' : ''} of each agent`;
-    const run = await bench.closedLoop({ label, inFlight: IN_FLIGHT, warmupMs: options.warmupMs, durationMs: options.durationMs });
-    say(`  ${label}: ${run.ordersPerSecond} orders/s, p50 ${run.p50Ms} ms`);
+    const sampler = new ProcessSampler(bench.sampledProcesses().filter((p) => p.role !== 'bench driver'));
+    const machine = new WindowCpu(sampler);
+    const run = await bench.closedLoop({ label, inFlight: IN_FLIGHT, warmupMs: options.warmupMs, durationMs: options.durationMs, sampler: machine });
+    const used = Object.values(sampler.peaksByRole()).reduce((sum, r) => sum + r.cpuSeconds, 0);
+    systemCores.push(Math.round((used / run.windowSeconds) * 100) / 100);
+    machineCores.push(machine.busyCores());
+    say(`  ${label}: ${run.ordersPerSecond} orders/s, p50 ${run.p50Ms} ms; the system used ${systemCores.at(-1)} cores, the machine had ${machineCores.at(-1) ?? '?'} of ${os.cpus().length} busy`);
     runs.push(run);
   }
-  return { replicas: REPLICAS, runs, remoteLatencyMs: REMOTE_LATENCY_MS, agentConcurrency: AGENT_CONCURRENCY, inFlight: IN_FLIGHT };
+  return { replicas: REPLICAS, runs, remoteLatencyMs: REMOTE_LATENCY_MS, agentConcurrency: AGENT_CONCURRENCY, inFlight: IN_FLIGHT, systemCores, machineCores, cpus: os.cpus().length };
+}
+
+/**
+ * A process sampler that also reads the machine's CPU counters when the window starts and stops
+ * (closedLoop starts and stops its sampler exactly at the window's edges).
+ */
+class WindowCpu {
+  /** @param {ProcessSampler} sampler */
+  constructor(sampler) {
+    this.sampler = sampler;
+    /** @type {import('./machine-cpu').MachineCpu | undefined} */
+    this.first = undefined;
+    /** @type {import('./machine-cpu').MachineCpu | undefined} */
+    this.last = undefined;
+  }
+
+  start() {
+    this.first = readMachineCpu();
+    this.sampler.start();
+  }
+
+  stop() {
+    this.last = readMachineCpu();
+    return this.sampler.stop();
+  }
+
+  busyCores() {
+    return busyCores(this.first, this.last, os.cpus().length);
+  }
 }
 
 module.exports = { measureAgentScaling };

@@ -110,7 +110,7 @@ function cpuSecondsOf(roles, include) {
  * @property {{ k1: import('./bench-system').ClosedLoopFigures, k64: import('./bench-system').ClosedLoopFigures }} sas
  * @property {Record<string, import('./process-sampler').RolePeak>} roles memory and CPU per role over the 64-in-flight window
  * @property {{ processes: number, events: number, seconds: number, k1: import('./bench-system').ClosedLoopFigures, k64: import('./bench-system').ClosedLoopFigures }} [preload]
- * @property {{ replicas: number[], runs: import('./bench-system').ClosedLoopFigures[], remoteLatencyMs: number, agentConcurrency: number, inFlight: number }} scaling
+ * @property {{ replicas: number[], runs: import('./bench-system').ClosedLoopFigures[], remoteLatencyMs: number, agentConcurrency: number, inFlight: number, systemCores?: (number | undefined)[], machineCores?: (number | undefined)[], cpus?: number }} scaling
  * @property {RecoveryFigures & Record<string, unknown>} recovery
  * @property {{ shards: number[], runs: import('./bench-system').ClosedLoopFigures[], inFlight: number }} [cluster] orders/s on a Redis Cluster of 1 and of 3 masters
  * @property {Record<string, unknown>} mongo
@@ -169,6 +169,10 @@ function buildReport(m) {
       remoteLatencyMs: m.scaling.remoteLatencyMs,
       agentConcurrency: m.scaling.agentConcurrency,
       inFlight: m.scaling.inFlight,
+      // Cores the system's processes used, and cores busy machine-wide, over each window.
+      systemCores: m.scaling.systemCores ?? [],
+      machineBusyCores: m.scaling.machineCores ?? [],
+      cpus: m.scaling.cpus ?? m.machine.cpus,
     },
     recovery: m.recovery,
     cluster: m.cluster ? clusterFigures(m.cluster) : { shards: [] },

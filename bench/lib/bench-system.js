@@ -25,6 +25,7 @@ const MIN_WARMUP_ORDERS = 10;
  * @property {Partial<Record<string, NodeJS.ProcessEnv>>} [roleEnv] extra environment per role
  * @property {string} logDir one log file per service process
  * @property {number} stallMs a run fails when no order finished for this long
+ * @property {'final' | 'all'} statusEvents the status events every order asks for (decision 59)
  * @property {(line: string) => void} say
  * @property {import('./cleanup-stack').CleanupStack} cleanup releases the system on Ctrl-C and on failure
  */
@@ -57,7 +58,7 @@ class BenchSystem {
       log: (msg) => say(`  ${msg}`),
     });
     const stopSystem = cleanup.push(`the system ${name}`, () => system.stop());
-    const sas = new SasClient({ redisUrl: redis.url, prefix: name, replyTo: `${name}.status` });
+    const sas = new SasClient({ redisUrl: redis.url, prefix: name, replyTo: `${name}.status`, statusEvents: options.statusEvents });
     const closeSas = cleanup.push(`the SasClient of ${name}`, () => sas.close());
     const client = await MongoClient.connect(mongo.url, { serverSelectionTimeoutMS: 10_000 });
     const closeClient = cleanup.push(`the MongoDB client of ${name}`, () => client.close());
@@ -137,7 +138,7 @@ class BenchSystem {
    * over less than one turnover of the loop. With `sampler`, memory and CPU are sampled over the
    * measured window exactly, so CPU per order divides by the orders of that window.
    *
-   * @param {{ label: string, inFlight: number, warmupMs: number, durationMs: number, sampler?: import('./process-sampler').ProcessSampler }} run
+   * @param {{ label: string, inFlight: number, warmupMs: number, durationMs: number, sampler?: { start(): void, stop(): unknown } }} run
    * @returns {Promise<ClosedLoopFigures>}
    */
   async closedLoop({ label, inFlight, warmupMs, durationMs, sampler }) {

@@ -11,6 +11,7 @@
  * @property {number} systemWarmupOrders orders run through a fresh system, unmeasured, before its first figure
  * @property {number} stallSeconds a run fails when no order finished for this long
  * @property {number} preload finished processes (with their history) stored before the runs are repeated; 0 skips them
+ * @property {'final' | 'all'} statusEvents the status events the benchmark's orders ask for (decision 59)
  * @property {boolean} quick shorter windows and a smaller preload, for a before/after check
  * @property {boolean} help print usage and exit
  */
@@ -25,6 +26,7 @@ const DEFAULTS = Object.freeze({
   systemWarmupOrders: 1000,
   stallSeconds: 30,
   preload: 100_000,
+  statusEvents: /** @type {'final' | 'all'} */ ('final'),
   quick: false,
   help: false,
 });
@@ -45,6 +47,8 @@ const USAGE = `usage: node bench/run-benchmarks.js [options]   (or: pnpm bench -
   --stall-seconds S      a run fails when no order finished for S seconds (default ${DEFAULTS.stallSeconds})
   --preload N            finished processes with history stored before the 1 and 64 in-flight runs are
                          repeated, to show the cost stays flat as history grows; 0 skips it (default ${DEFAULTS.preload})
+  --status-events E      the status events each order asks for: final (Received and the outcome, as an
+                         application that only waits for outcomes would) or all (default ${DEFAULTS.statusEvents})
   --quick                ${QUICK.warmupSeconds} s warm-up, ${QUICK.windowSeconds} s windows, ${QUICK.systemWarmupOrders} warm-up orders, preload ${QUICK.preload}
                          (explicit flags win)
   --help                 this text
@@ -89,6 +93,12 @@ function parseArgs(argv) {
     }
     const eq = arg.indexOf('=');
     const flag = eq >= 0 ? arg.slice(0, eq) : arg;
+    if (flag === '--status-events') {
+      const raw = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
+      if (raw !== 'final' && raw !== 'all') throw new Error(`--status-events needs final or all (got '${String(raw)}').\n${USAGE}`);
+      options.statusEvents = raw;
+      continue;
+    }
     const key = FLAGS[flag];
     if (key === undefined) throw new Error(`Unknown argument '${arg}'.\n${USAGE}`);
     const raw = eq >= 0 ? arg.slice(eq + 1) : argv[++i];

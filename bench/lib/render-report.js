@@ -33,7 +33,7 @@ function renderReport(report) {
   row('  1 in flight', `p50 ${ms(b1.p50Ms)}, p95 ${ms(b1.p95Ms)}`, '', undefined, undefined);
   row('  64 in flight', `${fmt(b64.roundTripsPerSecond)} rt/s, CPU ${ms(b64.cpuMsPerRoundTrip)}/rt`, '', undefined, undefined);
 
-  section(`System: ${report.topology}; 3-step order-fulfilment, remote-sim at zero latency`);
+  section(`System: ${report.topology}; 3-step order-fulfilment, remote-sim at zero latency, ${report.options.statusEvents === 'all' ? 'every status event' : 'final status events only (Received, Processed)'}`);
   row('  latency, 1 in flight (submit → Processed)', `p50 ${ms(sas.k1.p50Ms)}, p95 ${ms(sas.k1.p95Ms)}, n ${sas.k1.completed}`, `3 × ${ms(b1.p50Ms)} = ${ms(STEPS_PER_ORDER * b1.p50Ms)}`, 'latencyOverheadK1', ratios.latencyOverheadK1);
   row('    stored createdAt → updatedAt', `p50 ${ms(sas.k1.storeLatencyMs.p50)}`, '', undefined, undefined);
   row('  throughput, 64 in flight', `${fmt(sas.k64.ordersPerSecond)} orders/s, p50 ${ms(sas.k64.p50Ms)}`, `${fmt(b64.roundTripsPerSecond)} rt/s ÷ 3 = ${fmt(b64.roundTripsPerSecond / STEPS_PER_ORDER)}`, 'throughputEfficiencyK64', ratios.throughputEfficiencyK64);
@@ -54,6 +54,10 @@ function renderReport(report) {
     const bound = `remote allows ${fmt(scaling.remoteBoundOrdersPerSecond[i] ?? 0)}`;
     row(`  ${n} replica${n > 1 ? 's' : ''} of each agent`, `${fmt(rate)} orders/s`, i === 0 ? bound : `${bound}, linear ${fmt(linear)}`, last ? 'scalingLinearity' : undefined, i === 0 ? undefined : scaling.linearityPerStep[i]);
   });
+  const cores = (/** @type {(number | undefined)[] | undefined} */ list) => (list ?? []).map((c) => (c === undefined ? '?' : fmt(c))).join(' → ');
+  if ((scaling.systemCores ?? []).length > 0) {
+    note(`    CPU over each window: the system used ${cores(scaling.systemCores)} cores; the machine had ${cores(scaling.machineBusyCores)} of ${String(scaling.cpus)} busy (other jobs included)`);
+  }
   const firstBound = scaling.remoteBoundOrdersPerSecond[0] ?? 0;
   if (first < 0.8 * firstBound) {
     note(`    (1 replica reached ${fmt(first)} of the ${fmt(firstBound)} orders/s the remote allows: the machine, not the remote, limits these rates)`);

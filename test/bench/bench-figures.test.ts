@@ -23,7 +23,7 @@ interface RecoveryOrder { orderId: string; redispatched: boolean; doneAt: number
 type Report = Record<string, Record<string, unknown>>;
 
 const { parseArgs, DEFAULTS, QUICK } = benchLib('parse-args') as {
-  parseArgs: (argv: readonly string[]) => Record<string, number | boolean>;
+  parseArgs: (argv: readonly string[]) => Record<string, number | boolean | string>;
   DEFAULTS: Record<string, number | boolean>;
   QUICK: Record<string, number>;
 };
@@ -50,6 +50,13 @@ describe('bench parseArgs', () => {
     expect(() => parseArgs(['--preload', '1.5'])).toThrow(/--preload needs a whole number/);
     expect(() => parseArgs(['--preload'])).toThrow(/got 'undefined'/);
     expect(() => parseArgs(['--orders', '10'])).toThrow(/Unknown argument '--orders'/);
+  });
+
+  it('has orders ask for final status events unless told all, and refuses any other choice', () => {
+    expect(parseArgs([])['statusEvents']).toBe('final');
+    expect(parseArgs(['--status-events', 'all'])['statusEvents']).toBe('all');
+    expect(parseArgs(['--status-events=final'])['statusEvents']).toBe('final');
+    expect(() => parseArgs(['--status-events', 'some'])).toThrow(/--status-events needs final or all \(got 'some'\)/);
   });
 });
 

@@ -97,6 +97,25 @@ describe('submitting orders', () => {
     expect(byOrder.get('order-2')).not.toHaveProperty('traceparent');
   });
 
+  it('asks for the status events the client defaults to, unless the order names its own, without changing the job id', async () => {
+    const prefix = uniqueName('client');
+    const client = new SasClient({ redisUrl: redisUrl(), prefix, replyTo: 'app.status', statusEvents: 'final' });
+    closers.push(() => client.close());
+    const defaulted = await client.submit(order());
+    const own = await client.submit(order({ orderId: 'order-2', statusEvents: 'all' }));
+
+    const jobs = await openQueue(QueueNames.submission, prefix).getJobs(['waiting', 'active', 'completed']);
+    const byOrder = new Map(jobs.map((j) => [(j.data as { orderId: string }).orderId, j.data as Record<string, unknown>]));
+    expect(byOrder.get('order-1')?.['statusEvents']).toBe('final');
+    expect(byOrder.get('order-2')?.['statusEvents']).toBe('all');
+    expect(defaulted.jobId).toBe(submissionJobId({ orderId: 'order-1', workflow: 'order-fulfilment', payload: order().payload, replyTo: 'app.status' }));
+    expect(own.message.statusEvents).toBe('all');
+  });
+
+  it('refuses a status events default it does not know, naming the choices', () => {
+    expect(() => new SasClient({ redisUrl: redisUrl(), statusEvents: 'some' as 'all' })).toThrow("statusEvents must be one of 'all', 'final' (got 'some')");
+  });
+
   it('queues a different submission under a taken orderId, so the submission service can answer it with Duplicate', async () => {
     const { client, prefix } = openClient();
     const first = await client.submit(order());

@@ -1,4 +1,4 @@
-import { ServiceProcess, type LogFn } from '@sas/stack';
+import { SERVICE_HEAP_LIMIT_MB, ServiceProcess, type LogFn } from '@sas/stack';
 import { waitFor } from '@sas/testkit';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,8 @@ process.on('SIGTERM', () => {
   log('got SIGTERM');
   process.exit(0);
 });
-log('ready', { greeting: process.env.GREETING });
+const heapLimitMb = Math.round(require('node:v8').getHeapStatistics().heap_size_limit / 2 ** 20);
+log('ready', { greeting: process.env.GREETING, heapLimitMb });
 console.error('a plain stderr line');
 if (mode === 'crash') process.exit(3);
 if (mode === 'chatty') for (let i = 1; i <= 7000; i++) console.log('line ' + i);
@@ -64,6 +65,19 @@ describe('ServiceProcess', () => {
     const written = readFileSync(logFile, 'utf8');
     expect(written).toContain('"msg":"ready"');
     expect(written).toContain('[stderr] a plain stderr line');
+  });
+
+  it('runs the service under the services\' heap limit, and under the caller\'s own when it sets one', async () => {
+    const limited = await start('svc-heap');
+    const own = await start('svc-own-heap', { NODE_OPTIONS: '--max-old-space-size=512' });
+    const limits = await Promise.all(
+      [limited, own].map(async (p) => (await p.waitForLine((l) => l.json?.msg === 'ready', 10_000, 'the ready line')).json?.['heapLimitMb']),
+    );
+    // The whole heap's limit is the old-space limit plus the young generation's, the same in both.
+    const [limitedMb = 0, ownMb = 0] = limits.map(Number);
+    expect(ownMb - limitedMb).toBe(512 - SERVICE_HEAP_LIMIT_MB);
+    expect(limitedMb).toBeGreaterThan(SERVICE_HEAP_LIMIT_MB);
+    expect(limitedMb).toBeLessThan(SERVICE_HEAP_LIMIT_MB + 128);
   });
 
   it('stops with SIGTERM and records the clean, expected exit', async () => {

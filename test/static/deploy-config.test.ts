@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { serviceNodeOptions } from '@sas/stack';
 import { copySources, dockerIgnoreMatcher, readDockerfile } from './dockerfile-reader';
 import { isYamlMap, type YamlMap } from './yaml-document';
 import {
@@ -248,6 +249,10 @@ describe('deploy/Dockerfile', () => {
     expect(finalOf('HEALTHCHECK').join()).toContain('/app/deploy/healthcheck.js');
     // tini as PID 1 forwards SIGTERM; the script then execs node (tested in container-scripts.test.ts).
     expect(finalOf('ENTRYPOINT').join()).toMatch(/^\["\/usr\/bin\/tini", "--"/);
+  });
+
+  it('runs the services under the heap limit the local stack gives them', () => {
+    expect(finalOf('ENV')).toContain(`NODE_OPTIONS=${serviceNodeOptions(undefined)}`);
   });
 
   it('copies into the runtime image the compiled output of the stage that runs tsc -b', () => {

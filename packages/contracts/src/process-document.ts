@@ -3,6 +3,7 @@ import { JsonObject } from './common';
 import { OutboxEntry } from './outbox-entry';
 import { Traceparent } from './traceparent';
 import { ProcessMode, ProcessState, StepState } from './process-state';
+import { StatusEvents } from './status-event';
 
 /** State of one step inside a process document. */
 export const StepRecord = z.object({
@@ -71,6 +72,11 @@ export const ProcessDocument = z.object({
   /** Set by an operator cancel: once compensation ends the state is `Canceled`, not `Compensated`. */
   canceled: z.boolean(),
   replyTo: z.string().nullable(),
+  /**
+   * Which status events the submission asked for (`final`: no `Processing` and `StepCompleted`).
+   * Optional: absent means `all`, as for documents written before it existed.
+   */
+  statusEvents: StatusEvents.optional(),
   createdAt: z.date(),
   updatedAt: z.date(),
   /** Set when the process is terminal; the TTL index removes it later. */

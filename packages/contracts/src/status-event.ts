@@ -15,6 +15,24 @@ export const StatusKind = z.enum([
 ]);
 export type StatusKind = z.infer<typeof StatusKind>;
 
+/**
+ * Which status events an order sends its application (decision 59). `all`: every one, including
+ * the progress events `Processing` and `StepCompleted`. `final`: every status but those two:
+ * `Received` (or `Duplicate`, `Rejected`), then the outcome (`Processed`, `Compensated`,
+ * `Canceled`, or `Failed` when it waits for an operator). An order asks for one on submission;
+ * an order that names none gets `all`.
+ */
+export const StatusEvents = z.enum(['all', 'final']);
+export type StatusEvents = z.infer<typeof StatusEvents>;
+
+/** Statuses that only report progress: sent to an order only when it asked for `all` status events. */
+export const PROGRESS_STATUSES: readonly StatusKind[] = ['Processing', 'StepCompleted'];
+
+/** Whether an order that asked for `choice` (absent: `all`) is sent a `status` event. */
+export function sendsStatus(choice: StatusEvents | undefined, status: StatusKind): boolean {
+  return choice !== 'final' || !PROGRESS_STATUSES.includes(status);
+}
+
 /** One status message to the application, correlated by `orderId`. */
 export const StatusEvent = z.object({
   schemaVersion: z.literal(1),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JsonObject, OrderId, ReplyTo } from './common';
+import { StatusEvents } from './status-event';
 import { MAX_PAYLOAD_DEPTH, nestsDeeperThan } from './json-depth';
 import { Traceparent } from './traceparent';
 
@@ -25,6 +26,12 @@ export const SubmissionMessage = z.object({
   }),
   /** Queue that receives this order's status events. */
   replyTo: ReplyTo.optional(),
+  /**
+   * Which status events to send to `replyTo`: `final` leaves out `Processing` and `StepCompleted`
+   * (see {@link StatusEvents}). Absent means `all`, as for messages sent before it existed. Not
+   * part of the fingerprint: it changes what is reported, not the order.
+   */
+  statusEvents: StatusEvents.optional(),
   /** The sender's trace context: the order's trace continues it. Not part of the fingerprint. */
   traceparent: Traceparent,
 });

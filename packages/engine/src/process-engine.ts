@@ -11,7 +11,7 @@ import type { ApplyOutcome } from './apply-outcome';
 import type { Outbox } from './outbox';
 import type { PausedAgents } from './paused-agents';
 import { quarantineUpdate } from './quarantine-update';
-import { RecentDocuments } from './recent-documents';
+import { RECENT_DOCUMENTS_BYTES, RECENT_DOCUMENTS_COUNT, RecentDocuments } from './recent-documents';
 import { TransitionTrace } from './transition-trace';
 
 /** Dependencies of {@link ProcessEngine}. */
@@ -37,6 +37,8 @@ export interface ProcessEngineDeps {
    * reply to the step it dispatched) need not read it back; 0 reads every time. @default 1000
    */
   recentDocuments?: number;
+  /** The same copies' most BSON bytes in all: large payloads evict early. @default 4 MiB */
+  recentDocumentBytes?: number;
   /**
    * A value unique to each commit this engine makes (see `ProcessDocument.writeId`). A simulation
    * passes a deterministic one. @default crypto.randomUUID
@@ -65,7 +67,7 @@ export class ProcessEngine {
 
   constructor(private readonly deps: ProcessEngineDeps) {
     this.newWriteId = deps.newWriteId ?? randomUUID;
-    this.recent = new RecentDocuments(deps.recentDocuments ?? 1000);
+    this.recent = new RecentDocuments(deps.recentDocuments ?? RECENT_DOCUMENTS_COUNT, deps.recentDocumentBytes ?? RECENT_DOCUMENTS_BYTES);
     this.performer = new ActionPerformer(deps.outbox, deps.clock, deps.logger);
     this.delivery = new OutboxDelivery(deps.store, deps.outbox, deps.logger);
   }

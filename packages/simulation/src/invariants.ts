@@ -1,4 +1,4 @@
-import { isTerminal, type ProcessDocument } from '@sas/contracts';
+import { isTerminal, PROGRESS_STATUSES, type ProcessDocument, type StatusEvent } from '@sas/contracts';
 import { RECURRING_EVERY_MS, SIM_PAUSE_CACHE_MS, type SimSystem } from './sim-system';
 
 /** A broken promise of the protocol, with the order it concerns when there is one. */
@@ -109,6 +109,24 @@ function checkStatusStream(system: SimSystem, doc: ProcessDocument, violations: 
   const kinds = [...terminal.values()];
   if (kinds.length !== 1) violations.push({ invariant: 'exactly one terminal status event', orderId: doc.orderId, detail: `the application received ${kinds.length} terminal events (${kinds.join(', ') || 'none'}); the process is ${doc.state}` });
   else if (kinds[0] !== expected) violations.push({ invariant: 'the terminal status matches the process', orderId: doc.orderId, detail: `the application was told ${kinds[0]}, the process is ${doc.state}` });
+  checkStatusChoice(system, doc, events, violations);
+}
+
+/**
+ * An order that asked for `final` status events gets no progress event; one that did not gets a
+ * `StepCompleted` for every step of a Processed order (each step succeeded once, in a commit
+ * whose outbox is delivered at least once).
+ */
+function checkStatusChoice(system: SimSystem, doc: ProcessDocument, events: readonly StatusEvent[], violations: Violation[]): void {
+  const invariant = 'an order gets the status events it asked for';
+  if (system.finalStatusOrders.has(doc.orderId)) {
+    const progress = events.filter((e) => PROGRESS_STATUSES.includes(e.status));
+    if (progress.length > 0) violations.push({ invariant, orderId: doc.orderId, detail: `it asked for final events only and received ${progress.map((e) => e.status).join(', ')}` });
+  } else if (doc.state === 'Processed') {
+    const completed = new Set(events.filter((e) => e.status === 'StepCompleted').map((e) => e.step));
+    const missing = doc.steps.filter((s) => !completed.has(s.name)).map((s) => s.name);
+    if (missing.length > 0) violations.push({ invariant, orderId: doc.orderId, detail: `it asked for every event and received no StepCompleted for ${missing.join(', ')}` });
+  }
 }
 
 /**

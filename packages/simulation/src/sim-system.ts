@@ -74,6 +74,8 @@ export class SimSystem {
   private writes = 0;
   private readonly lastWritten = new Map<string, { state: ProcessDocument['state']; attempt: number }>();
   readonly statuses = new Map<string, StatusEvent[]>();
+  /** Orders that asked for `final` status events only (the scenario's choice, not the stored one). */
+  readonly finalStatusOrders = new Set<string>();
   /** Orders the application's submission reached the queue for. */
   readonly submitted = new Set<string>();
   /** Alerts the dashboard received, as `kind orderId`. */
@@ -325,7 +327,15 @@ export class SimSystem {
   private startApplication(): void {
     const sender = this.bus.sender(this.app);
     for (const order of this.scenario.orders) {
-      const message: SubmissionMessage = { schemaVersion: SCHEMA_VERSION, orderId: order.orderId, workflow: order.workflow, payload: order.payload, replyTo: APP_STATUS };
+      if (order.statusEvents === 'final') this.finalStatusOrders.add(order.orderId);
+      const message: SubmissionMessage = {
+        schemaVersion: SCHEMA_VERSION,
+        orderId: order.orderId,
+        workflow: order.workflow,
+        payload: order.payload,
+        replyTo: APP_STATUS,
+        ...(order.statusEvents && { statusEvents: order.statusEvents }),
+      };
       const attempt = (): void => {
         sender.send(QueueNames.submission, message, { jobId: `submit.${order.orderId}` }).then(
           () => this.submitted.add(order.orderId),

@@ -22,6 +22,7 @@ export * from './find-on-path';
 export * from './workspace-root';
 export * from './output-line';
 export * from './managed-process';
+export * from './service-node-options';
 export * from './service-process';
 export * from './raw-redis-command';
 export * from './ping-redis';

@@ -1,5 +1,6 @@
 import type { LogFn } from './log-fn';
 import { ManagedProcess } from './managed-process';
+import { serviceNodeOptions } from './service-node-options';
 
 /** Options of {@link ServiceProcess}. */
 export interface ServiceProcessOptions {
@@ -7,7 +8,10 @@ export interface ServiceProcessOptions {
   name: string;
   /** Absolute path of the JavaScript entry point (see {@link serviceScript}). */
   script: string;
-  /** Merged over `process.env`, so the service sees REDIS_URL, MONGO_URL, ... of its stack. */
+  /**
+   * Merged over `process.env`, so the service sees REDIS_URL, MONGO_URL, ... of its stack. Its
+   * NODE_OPTIONS (else the caller's) comes after the services' heap limit ({@link serviceNodeOptions}).
+   */
   env?: NodeJS.ProcessEnv;
   /** Every output line is appended here, so a failed test leaves a readable log behind. */
   logFile?: string;
@@ -39,7 +43,7 @@ export class ServiceProcess extends ManagedProcess {
       name: options.name,
       command: process.execPath,
       args: [options.script],
-      env: options.env,
+      env: { ...options.env, NODE_OPTIONS: serviceNodeOptions(options.env?.['NODE_OPTIONS'] ?? process.env['NODE_OPTIONS']) },
       logFile: options.logFile,
       log: options.log,
     });

@@ -1,4 +1,4 @@
-import { SCHEMA_VERSION, type JsonObject, type ProcessDocument } from '@sas/contracts';
+import { SCHEMA_VERSION, type JsonObject, type ProcessDocument, type StatusEvents } from '@sas/contracts';
 import { idempotencyKey } from './idempotency-key';
 import type { WorkflowDefinition } from './workflow-definition';
 
@@ -8,6 +8,8 @@ export interface NewProcess {
   orderId: string;
   payload: JsonObject;
   replyTo: string | null;
+  /** Which status events to send to `replyTo`. @default all (the field is left out) */
+  statusEvents?: StatusEvents | undefined;
   workflow: WorkflowDefinition;
   now: number;
 }
@@ -48,6 +50,7 @@ export function createProcess(input: NewProcess): ProcessDocument {
     reason: null,
     canceled: false,
     replyTo: input.replyTo,
+    ...(input.statusEvents !== undefined && { statusEvents: input.statusEvents }),
     createdAt: now,
     updatedAt: now,
     deleteTime: null,

@@ -2,6 +2,7 @@ import {
   clone,
   QueueNames,
   SCHEMA_VERSION,
+  sendsStatus,
   type Alert,
   type ProcessDocument,
   type ProcessState,
@@ -114,8 +115,9 @@ export class ProcessDraft {
     this.doc.deleteTime = state === 'Error' ? null : new Date(this.ctx.now + this.ctx.workflow.retentionMs);
   }
 
+  /** Sends a status event to the process's `replyTo`, unless the submission asked for none of this kind. */
   status(status: StatusEvent['status'], extra: { step?: string; reason?: string } = {}): void {
-    if (!this.doc.replyTo) return;
+    if (!this.doc.replyTo || !sendsStatus(this.doc.statusEvents, status)) return;
     this.actions.push({
       type: 'status',
       replyTo: this.doc.replyTo,

@@ -4,6 +4,7 @@ import { describeIssues } from '@sas/contracts';
 import { ConfigError, type Clock } from '@sas/runtime';
 import { HttpMapping } from './http-mapping';
 import { createHttpRemoteCall } from './http-remote-call';
+import type { HttpFetch } from './keep-alive-fetch';
 import { referencesIn } from './template';
 
 /**
@@ -40,7 +41,8 @@ export interface HttpAgentOptions {
   env: Readonly<Record<string, string | undefined>>;
   timeoutMs?: number;
   clock?: Clock;
-  fetch?: typeof fetch;
+  /** @default globalThis.fetch */
+  fetch?: HttpFetch;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { PermanentError, TransientError, createLogger } from '@sas/runtime';
 import { createHttpRemoteCall, type HttpRemoteCallOptions } from './http-remote-call';
+import { keepAliveFetch, type HttpFetch } from './keep-alive-fetch';
 import { remoteSimMapping } from './remote-sim-mapping';
 import { hang, json, startRemote } from './test-support/local-remote';
 import type { AgentCall } from '@sas/agent';
@@ -29,12 +30,18 @@ const request: Request = {
 
 const simMapping = remoteSimMapping.operations['*']!;
 
-/** The built-in remote-sim mapping against the test server at `base`. */
-function remoteSim(base: string, options: HttpRemoteCallOptions = {}): ReturnType<typeof createHttpRemoteCall> {
-  return createHttpRemoteCall(simMapping, { ...options, env: { REMOTE_URL: base.replace(/\/+$/, '') } });
-}
+/** Both ways of calling: the agent service's keep-alive client must behave as fetch does, timeouts and aborts included. */
+const CLIENTS: readonly (readonly [string, HttpFetch])[] = [
+  ['fetch', globalThis.fetch],
+  ['keepAliveFetch', keepAliveFetch()],
+];
 
-describe('createHttpRemoteCall with the remote-sim mapping, against a local HTTP server', () => {
+describe.each(CLIENTS)('createHttpRemoteCall with the remote-sim mapping over %s, against a local HTTP server', (_client, fetch) => {
+  /** The built-in remote-sim mapping against the test server at `base`. */
+  function remoteSim(base: string, options: HttpRemoteCallOptions = {}): ReturnType<typeof createHttpRemoteCall> {
+    return createHttpRemoteCall(simMapping, { fetch, ...options, env: { REMOTE_URL: base.replace(/\/+$/, '') } });
+  }
+
   let server: Server | undefined;
 
   afterEach(async () => {

@@ -2,6 +2,7 @@ import { parseRetryAfter, type AgentCall, type OperationHandler } from '@sas/age
 import type { JsonObject } from '@sas/contracts';
 import { PermanentError, TransientError, systemClock, type Clock } from '@sas/runtime';
 import type { OperationMapping } from './http-mapping';
+import type { HttpAnswer, HttpFetch } from './keep-alive-fetch';
 import { classifyStatus } from './status-class';
 import { MissingReferenceError, fillJson, fillString, lookup, type TemplateScope } from './template';
 
@@ -16,8 +17,8 @@ export interface HttpRemoteCallOptions {
   timeoutMs?: number;
   /** Reads `Retry-After` dates against it. @default systemClock */
   clock?: Clock;
-  /** @default globalThis.fetch */
-  fetch?: typeof fetch;
+  /** Makes the call: `globalThis.fetch`, or {@link keepAliveFetch} as the agent service does. @default globalThis.fetch */
+  fetch?: HttpFetch;
 }
 
 // Said of every failure after which the remote may have applied the effect: such a call must be
@@ -39,7 +40,7 @@ const unknownOutcome = (header: string): string =>
 export function createHttpRemoteCall(mapping: OperationMapping, options: HttpRemoteCallOptions = {}): OperationHandler<unknown> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const clock = options.clock ?? systemClock;
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const doFetch: HttpFetch = options.fetch ?? globalThis.fetch;
   const env = options.env ?? {};
   const rules = { transient: mapping.transientStatuses, alreadyDone: mapping.alreadyDoneStatuses };
   const unknown = unknownOutcome(mapping.idempotencyHeader);
@@ -53,7 +54,7 @@ export function createHttpRemoteCall(mapping: OperationMapping, options: HttpRem
       new TransientError(
         `call to ${target} aborted by the agent (complete-by reached); the request may have reached the remote, so its outcome is unknown`,
       );
-    let response: Response;
+    let response: HttpAnswer;
     try {
       response = await doFetch(url, { ...init, signal: AbortSignal.any(signals) });
     } catch (e) {

@@ -6,6 +6,7 @@ export * from './http-agent';
 export * from './http-agent-config';
 export * from './http-mapping';
 export * from './http-remote-call';
+export * from './keep-alive-fetch';
 export * from './remote-sim-mapping';
 export * from './status-class';
 export * from './template';

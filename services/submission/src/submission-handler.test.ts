@@ -91,6 +91,18 @@ describe('SubmissionHandler', () => {
     ]);
   });
 
+  it('stores the status events the order asks for, and still answers Received to an order asking for final ones only', async () => {
+    const h = new Harness();
+    await h.handler.handle(order({ statusEvents: 'final' }));
+    await h.handler.handle(order({ orderId: 'order-2' }));
+
+    expect(h.store.list().map((d) => [d.orderId, d.statusEvents])).toEqual([
+      ['order-1', 'final'],
+      ['order-2', undefined],
+    ]);
+    expect(h.outbox.sent.filter((s) => s.queue === 'app.status').map((s) => (s.message as StatusEvent).status)).toEqual(['Received', 'Received']);
+  });
+
   it('still wakes a scheduler when the order has no replyTo', async () => {
     const h = new Harness();
     await h.handler.handle(order({ replyTo: undefined }));

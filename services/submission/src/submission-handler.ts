@@ -91,6 +91,7 @@ export class SubmissionHandler {
       orderId: message.orderId,
       payload: message.payload,
       replyTo: message.replyTo ?? null,
+      statusEvents: message.statusEvents,
       workflow,
       now,
     });
