@@ -1,5 +1,4 @@
 import type { OperatorCommandResult, ProcessEventEntry } from '@sas/contracts';
-import { REDIS_TOPOLOGIES } from '@sas/testkit';
 import { kindOf, repeatedEffects, undoPairs, undosBeforeForward, unundoneEffects } from '../support/ledger-checks';
 import { OperatorConsole } from '../support/operator-console';
 import { seededRandom, testSeed } from '../support/seeded-random';
@@ -12,7 +11,7 @@ const CANCEL_SHARE = 0.6;
 /** Latest cancel moment after submission: the orders run through their steps within about this time. */
 const LATEST_CANCEL_MS = 3000;
 
-describe.each(REDIS_TOPOLOGIES)('when operators cancel orders at random moments while their remote calls are in flight (%s Redis)', (redisTopology) => {
+describe('when operators cancel orders at random moments while their remote calls are in flight', () => {
   const seed = testSeed();
   const random = seededRandom(seed);
   const replay = `seed ${seed}; replay with SAS_TEST_SEED=${seed}`;
@@ -24,7 +23,7 @@ describe.each(REDIS_TOPOLOGIES)('when operators cancel orders at random moments 
   }
 
   beforeAll(async () => {
-    fx = await SystemFixture.start('cancel-in-flight', { schedulers: 2, supervisors: 1, agents: { inventory: 1, payment: 2, shipping: 1 } }, fastRoleEnv(), { redisTopology });
+    fx = await SystemFixture.start('cancel-in-flight', { schedulers: 2, supervisors: 1, agents: { inventory: 1, payment: 2, shipping: 1 } }, fastRoleEnv());
   });
   afterAll(() => fx?.stop());
 

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { Bus, type MessageMeta } from '@sas/bus';
 import { createRedisConnection, requestReply } from '@sas/client';
 import { QueueNames, SchedulerWakeup, queueKeyPrefix, type DeadLetterEntry } from '@sas/contracts';
-import { TransientError, createLogger } from '@sas/runtime';
+import { RedisUnavailableError, TransientError, createLogger } from '@sas/runtime';
 import { freePort } from '@sas/stack';
+import { ReplyError } from 'ioredis';
 import { MongoNetworkError, MongoServerError } from 'mongodb';
 import { TestStack, uniqueName, waitFor } from '@sas/testkit';
 
@@ -195,6 +196,39 @@ describe('Bus', () => {
     // The handler sees the store faults as not spent: every delivery is still its first.
     expect(metas.map((m) => m.attemptsMade)).toEqual(Array.from({ length: STEP_DOWN_CALLS + 1 }, () => 0));
     expect(rejections).toEqual([]);
+    expect(await bus.queue(QueueNames.deadLetter).getJobCounts()).toMatchObject({ waiting: 0 });
+  });
+
+  it('retries a handler that meets a Redis Cluster failover past its delivery budget, and never dead-letters it', async () => {
+    const bus = openBus();
+    const queue = uniqueName('failover');
+    // What a send meets while a master's replica is promoted: the cluster's refusal, ioredis's give-up, the send deadline.
+    const faults = [
+      new ReplyError('CLUSTERDOWN The cluster is down'),
+      new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'),
+      new RedisUnavailableError("send to queue 'agent.payment.requests' took longer than 5000 ms; is Redis reachable?"),
+      new ReplyError('MOVED 10977 127.0.0.1:7005'),
+    ];
+    let calls = 0;
+    const metas: MessageMeta[] = [];
+    const consumer = bus.consume({
+      queue,
+      schema: SchedulerWakeup,
+      // A budget of 2 deliveries: a failover that fails 4 of them must not use it up.
+      retry: { attempts: 2, backoffMs: 10, maxBackoffMs: 40 },
+      handle: async (_message, meta) => {
+        metas.push(meta);
+        const fault = faults[calls];
+        calls += 1;
+        if (fault) throw fault;
+      },
+    });
+    await bus.send(queue, { schemaVersion: 1, processId: 'p-1', reason: 'test' });
+
+    await waitFor(() => consumer.stats().handled === 1, { timeoutMs: 10_000, description: 'the message handled once the cluster answers again' });
+    expect(calls).toBe(faults.length + 1);
+    expect(consumer.stats()).toEqual({ handled: 1, rejected: 0, retried: faults.length });
+    expect(metas.map((m) => m.attemptsMade)).toEqual(Array.from({ length: faults.length + 1 }, () => 0));
     expect(await bus.queue(QueueNames.deadLetter).getJobCounts()).toMatchObject({ waiting: 0 });
   });
 

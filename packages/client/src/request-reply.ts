@@ -51,6 +51,8 @@ export async function requestReply<S extends z.ZodTypeAny>(options: RequestReply
   const connection = createRedisConnection(options.redisUrl);
   // BullMQ does not close connections it was given, so this call keeps both and quits them itself.
   const workerConnection = createRedisConnection(options.redisUrl);
+  // Failures reach the caller through the commands; unheard 'error' events would be printed by ioredis.
+  for (const c of [connection, workerConnection]) c.on('error', () => undefined);
   const queue = new Queue(options.queue, { connection, prefix: queueKeyPrefix(options.prefix, options.queue) });
   let settle: (answer: z.infer<S>) => void = () => undefined;
   const answered = new Promise<z.infer<S>>((resolve) => (settle = resolve));
