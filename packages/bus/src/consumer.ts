@@ -3,12 +3,12 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { describeIssues, queueKeyPrefix } from '@sas/contracts';
 import type { RedisConnection } from '@sas/client';
-import { ensureError, mongoTransientReason, redisTransientReason } from '@sas/runtime';
+import { ensureError } from '@sas/runtime';
 import { defaultLockFor, type ConsumerLock } from './consumer-lock';
 import type { BusMetrics, DeadLetterKind } from './bus-metrics';
 import type { ConsumerSpec } from './consumer-spec';
 import type { DeadLetterSink } from './dead-letter-sink';
-import { DEFAULT_RETRY_POLICY, decideRetry, storeFaultDelayMs, type RetryPolicy } from './retry-policy';
+import { DEFAULT_RETRY_POLICY, decideRetry, infrastructureFault, storeFaultDelayMs, type RetryPolicy } from './retry-policy';
 
 /** Effectively unbounded: see the worker options. */
 const STALLS_LEFT_TO_THE_RETRY_POLICY = 1_000;
@@ -109,10 +109,8 @@ export class Consumer<S extends z.ZodTypeAny> {
       this.metrics?.handled(this.spec.queue);
     } catch (e) {
       const err = ensureError(e);
-      const storeFault = mongoTransientReason(err);
-      if (storeFault !== undefined) return this.retryAfterStoreFault(job, token, err, storeFault, storeFaults + 1);
-      const redisFault = redisTransientReason(err);
-      if (redisFault !== undefined) return this.retryAfterStoreFault(job, token, err, redisFault, storeFaults + 1, 'redis');
+      const fault = infrastructureFault(err);
+      if (fault) return this.retryAfterStoreFault(job, token, err, fault.reason, storeFaults + 1, fault.of);
       const decision = decideRetry(this.retry, delivery, err);
       if (!decision.retry) {
         this.logger.warn({ err, jobId: job.id, delivery }, 'handler failed on its last delivery');

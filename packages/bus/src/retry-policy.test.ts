@@ -1,5 +1,5 @@
-import { TransientError } from '@sas/runtime';
-import { decideRetry, storeFaultDelayMs, type RetryPolicy } from './retry-policy';
+import { RedisUnavailableError, TransientError } from '@sas/runtime';
+import { decideRetry, infrastructureFault, storeFaultDelayMs, type RetryPolicy } from './retry-policy';
 
 const policy: RetryPolicy = { attempts: 4, backoffMs: 100, maxBackoffMs: 350, storeFaultMaxBackoffMs: 250 };
 
@@ -28,5 +28,16 @@ describe('storeFaultDelayMs', () => {
   it('doubles the delay per store fault in a row up to its own, shorter ceiling, however many there were', () => {
     expect([1, 2, 3, 4, 1000].map((faults) => storeFaultDelayMs(policy, faults))).toEqual([100, 200, 250, 250, 250]);
     expect(storeFaultDelayMs({ ...policy, storeFaultMaxBackoffMs: 10_000 }, 5)).toBe(350);
+  });
+});
+
+describe('infrastructureFault', () => {
+  it('names MongoDB and Redis faults, and leaves the handler\'s own failures to the retry policy', () => {
+    const stepDown = Object.assign(new Error('not primary'), { name: 'MongoNetworkError' });
+    expect(infrastructureFault(stepDown)).toMatchObject({ of: 'mongo' });
+    expect(infrastructureFault(new Error('CLUSTERDOWN The cluster is down'))).toEqual({ of: 'redis', reason: 'Redis CLUSTERDOWN' });
+    expect(infrastructureFault(new RedisUnavailableError('send took too long'))).toMatchObject({ of: 'redis' });
+    expect(infrastructureFault(new Error('remote answered 500'))).toBeUndefined();
+    expect(infrastructureFault(new TransientError('remote busy'))).toBeUndefined();
   });
 });

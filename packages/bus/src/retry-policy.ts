@@ -1,4 +1,4 @@
-import { TransientError } from '@sas/runtime';
+import { TransientError, mongoTransientReason, redisTransientReason } from '@sas/runtime';
 
 /**
  * How a consumer retries a message whose handler threw. It belongs to the consumer, not to the
@@ -45,4 +45,23 @@ export function decideRetry(policy: RetryPolicy, delivery: number, err: unknown)
 export function storeFaultDelayMs(policy: RetryPolicy, storeFaults: number): number {
   const exponent = Math.min(30, Math.max(0, storeFaults - 1));
   return Math.min(policy.storeFaultMaxBackoffMs, policy.maxBackoffMs, policy.backoffMs * 2 ** exponent);
+}
+
+/** A handler failure that is the infrastructure's, not the message's: which store, and why. */
+export interface InfrastructureFault {
+  of: 'mongo' | 'redis';
+  reason: string;
+}
+
+/**
+ * Whether a handler's failure was MongoDB or Redis being unable to take an operation *now*
+ * (a step-down, an election, a failover, a lost connection: decisions 48 and 56). Such a delivery
+ * is retried without being counted against the message. One place decides it, for the consumer
+ * and for the simulation's consumer alike, so the two cannot drift apart.
+ */
+export function infrastructureFault(err: unknown): InfrastructureFault | undefined {
+  const mongo = mongoTransientReason(err);
+  if (mongo !== undefined) return { of: 'mongo', reason: mongo };
+  const redis = redisTransientReason(err);
+  return redis !== undefined ? { of: 'redis', reason: redis } : undefined;
 }

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { DEFAULT_RETRY_POLICY, decideRetry, defaultLockFor, storeFaultDelayMs, type ConsumerSpec, type DeadLetterInput, type RetryPolicy } from '@sas/bus';
+import { DEFAULT_RETRY_POLICY, decideRetry, defaultLockFor, infrastructureFault, storeFaultDelayMs, type ConsumerSpec, type DeadLetterInput, type RetryPolicy } from '@sas/bus';
 import { describeIssues } from '@sas/contracts';
-import { ensureError, mongoTransientReason, redisTransientReason } from '@sas/runtime';
+import { ensureError } from '@sas/runtime';
 import type { SimActor } from './sim-actor';
 import type { SimWorld } from './sim-world';
 
@@ -185,10 +185,11 @@ export class SimBus {
         } catch (e) {
           failure = ensureError(e);
         }
-        // As the consumer: a MongoDB or Redis fault is the infrastructure's, not the message's (decision 56).
-        if (failure && (mongoTransientReason(failure) ?? redisTransientReason(failure)) !== undefined) {
+        // As the consumer: a MongoDB or Redis fault is the infrastructure's, not the message's.
+        const fault = failure && infrastructureFault(failure);
+        if (failure && fault) {
           const delayMs = storeFaultDelayMs(consumer.retry, job.storeFaults + 1);
-          this.world.trace(`${actor.name} handler of ${spec.queue} ${job.id} hit a store fault (${failure.message}); retry in ${delayMs} ms, not counted`);
+          this.world.trace(`${actor.name} handler of ${spec.queue} ${job.id} hit a ${fault.of} fault (${failure.message}); retry in ${delayMs} ms, not counted`);
           await this.world.io(actor, 'bus', `retry ${spec.queue}`, () => {
             job.storeFaults += 1;
             this.release(job, consumer, slot, () => this.delay(job, delayMs));

@@ -76,8 +76,9 @@ export class HeldWorkReleaser {
     if (resumed.size === 0) return;
     const now = this.deps.clock.now();
     let left = this.budget.available(now);
-    for (const [agent, since] of [...resumed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const agent of [...resumed.keys()].sort()) {
       if (left <= 0 || this.closed) return;
+      const since = resumed.get(agent) as Date;
       if (!this.cadence.shouldLook(agent, since.getTime(), now)) continue;
       const held = await this.deps.store.findHeld(agent, left);
       this.cadence.looked(agent, now, held.length === 0);
