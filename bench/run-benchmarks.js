@@ -3,13 +3,15 @@
 'use strict';
 // `pnpm bench`: what a step of the system costs next to a baseline measured in the same run on the
 // same machine, so the numbers mean something on any machine (issue 8's figures):
-//   1. baseline: raw BullMQ request/reply between this process and a responder process (1 and 64 in flight);
+//   1. baseline: raw BullMQ request/reply between this process and a responder process (1 and 64 in
+//      flight, and 1 in flight with an idle wait before each, as cold as the system's processes are);
 //   2. the system, every service its own process in the default topology, 3-step order-fulfilment,
 //      remote-sim at zero latency: a closed loop with 1 order in flight (latency) and with 64
 //      (throughput), and the memory and CPU of every role during the 64;
 //   3. the same two loops again with `--preload` finished processes in the store (flat with history);
 //   4. recovery: kill -9 of an agent mid-run, time until every affected order is Processed;
-//   5. scaling: remote-sim at 50 ms, agents 1 → 2 → 4 replicas, orders/s for each;
+//   5. scaling: remote-sim at 50 ms, agents 1 → 2 → 4 replicas, orders/s for each; then the same with
+//      the remote at 250 ms, where it (not the 2 cores) limits the rate;
 //   6. Redis Cluster: the system on 1 master and on 3 masters, orders/s at 64 in flight;
 //   7. conditional findOneAndUpdate against the embedded MongoDB (and MONGO_URL's, when set).
 // It reports and never judges: exit 0 when it ran, 1 with a message when something could not
@@ -22,7 +24,7 @@ const { join } = require('node:path');
 const { findOnPath, findWorkspaceRoot, locateEmbeddedMongoCli, serviceScript, startEmbeddedMongo, startRedis } = require('@sas/stack');
 const { orderFulfilmentV1 } = require('@sas/workflow');
 const { measureAgentRecovery } = require('./lib/agent-recovery');
-const { measureAgentScaling } = require('./lib/agent-scaling');
+const { measureAgentScaling, SLOW_REMOTE_LATENCY_MS } = require('./lib/agent-scaling');
 const { measureClusterShards } = require('./lib/cluster-shards');
 const { buildReport } = require('./lib/bench-figures');
 const { BenchSystem } = require('./lib/bench-system');
@@ -31,11 +33,14 @@ const { measureMongoRoundTrips } = require('./lib/mongo-round-trips');
 const { parseArgs, USAGE } = require('./lib/parse-args');
 const { preloadHistory } = require('./lib/preload-history');
 const { childPidsMatching, ProcessSampler } = require('./lib/process-sampler');
+const { renderProfile, runProfile } = require('./lib/profile-run');
 const { measureRawRoundTrips } = require('./lib/raw-round-trips');
 const { renderReport } = require('./lib/render-report');
 
 /** The supervisors' SWEEP_INTERVAL_MS: the benchmark leaves it at its default. */
 const SWEEP_INTERVAL_MS = 1000;
+/** The idle wait before each raw round trip of the cold baseline (see phase 1). */
+const IDLE_GAP_MS = 20;
 /** Orders in flight during the recovery run: a moderate load, well below the 64 of the throughput run. */
 const RECOVERY_IN_FLIGHT = 16;
 
@@ -60,14 +65,16 @@ async function main(argv) {
   const elapsed = () => `${((Date.now() - began) / 1000).toFixed(0)} s`;
   try {
     preflight();
-    say(`sas bench ${runId}${options.quick ? ' (--quick)' : ''}: service logs in ${logDir}`);
+    say(`sas bench ${runId}${options.quick ? ' (--quick)' : ''}${options.profile ? ' (--profile)' : ''}: service logs in ${logDir}`);
+    if (options.profile) return await profileOnly(options, runId, logDir, cleanup);
     const redis = await startRedis();
     cleanup.push('redis-server', () => redis.stop());
     say(`Redis: private redis-server at ${redis.url}`);
 
     say(`\n[1/7] baseline: raw BullMQ request/reply, ${options.warmupSeconds} s warm-up + ${options.baselineSeconds} s per setting`);
-    const baselineRun = (/** @type {number} */ inFlight) =>
+    const baselineRun = (/** @type {number} */ inFlight, idleGapMs = 0) =>
       measureRawRoundTrips({
+        idleGapMs,
         redisPort: redis.port,
         redisPid: () => redis.pid,
         prefix: `bench-raw-${runId}`,
@@ -82,6 +89,12 @@ async function main(argv) {
     cleanup.throwIfInterrupted();
     const k64 = await baselineRun(64);
     say(`  64 in flight: ${k64.roundTripsPerSecond} rt/s, p50 ${k64.latencyMs.p50} ms; ${k64.cpuMsPerRoundTrip} ms CPU per round trip`);
+    cleanup.throwIfInterrupted();
+    // The system's processes wait 10–40 ms between their turns at 1 in flight, and a process woken
+    // after such a wait answers slower than one kept busy (caches, scheduler wake-up): the same
+    // raw round trip, made that cold, shows how much of the latency ratio that alone explains.
+    const k1Idle = await baselineRun(1, IDLE_GAP_MS);
+    say(`  1 in flight, ${IDLE_GAP_MS} ms idle before each: p50 ${k1Idle.latencyMs.p50} ms, p95 ${k1Idle.latencyMs.p95} ms`);
 
     cleanup.throwIfInterrupted();
     // The system always runs on the embedded server, whatever MONGO_URL says: it is what CI and the
@@ -142,8 +155,10 @@ async function main(argv) {
     say(`  ${recovery.ms} ms from the kill until the last of ${recovery.affectedOrders} affected orders was Processed (target ${recovery.targetMs} ms)`);
 
     cleanup.throwIfInterrupted();
-    say(`\n[5/7] scaling: remote-sim at 50 ms, agents 1 → 2 → 4 replicas, on the same system (${elapsed()} so far)`);
+    say(`\n[5/7] scaling: remote-sim at 50 ms then 250 ms, agents 1 → 2 → 4 replicas, on the same system (${elapsed()} so far)`);
     const scaling = await measureAgentScaling({ bench, warmupMs, durationMs: options.scalingSeconds * 1000, say });
+    say(`  again with the remote at ${SLOW_REMOTE_LATENCY_MS} ms, where it dominates on this machine`);
+    const slowScaling = await measureAgentScaling({ bench, warmupMs, durationMs: options.scalingSeconds * 1000, say, remoteLatencyMs: SLOW_REMOTE_LATENCY_MS });
     say('  stopping the system ...');
     await bench.stop();
 
@@ -189,11 +204,12 @@ async function main(argv) {
       machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim() ?? 'unknown', memoryMb: Math.round(os.totalmem() / 2 ** 20), node: process.version, platform: `${os.platform()} ${os.release()}` },
       options: { ...options, help: undefined },
       topology,
-      baseline: { k1, k64 },
+      baseline: { k1, k64, k1Idle },
       sas: { k1: sasK1, k64: sasK64 },
       roles,
       preload: preloaded,
       scaling,
+      slowScaling,
       recovery,
       cluster,
       mongo: { embedded, ...(external ? { external } : {}) },
@@ -217,6 +233,27 @@ async function main(argv) {
   } finally {
     await cleanup.runAll();
   }
+}
+
+/**
+ * `--profile`: where the system's CPU goes, instead of the figures.
+ * @param {import('./lib/parse-args').BenchOptions} options
+ * @param {string} runId
+ * @param {string} logDir
+ * @param {CleanupStack} cleanup
+ * @returns {Promise<number>}
+ */
+async function profileOnly(options, runId, logDir, cleanup) {
+  say('\nprofiling: the system in the default topology, every service and the embedded MongoDB under the CPU profiler');
+  const result = await runProfile({ options, runId, logDir, say, cleanup });
+  await cleanup.runAll();
+  const resultsDir = join(__dirname, 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const file = join(resultsDir, 'profile.json');
+  writeFileSync(file, `${JSON.stringify({ startedAt: new Date().toISOString(), statusEvents: options.statusEvents, ...result }, null, 2)}\n`);
+  rmSync(logDir, { recursive: true, force: true });
+  say(`\n${renderProfile(result)}\nResults written to ${file}`);
+  return 0;
 }
 
 /**

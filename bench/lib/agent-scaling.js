@@ -7,6 +7,12 @@ const { ProcessSampler } = require('./process-sampler');
 
 /** Issue 8's scaling figure: remote-sim answers after 50 ms, agents go 1 → 2 → 4 replicas. */
 const REMOTE_LATENCY_MS = 50;
+/**
+ * The same series with a remote slow enough to dominate on a 2-core machine: at 50 ms, 4 replicas
+ * would allow 80 orders/s, more than the whole system runs on two cores (about 50), so that figure
+ * measures the machine; at 250 ms, 4 replicas allow 16 orders/s, about a quarter of the two cores.
+ */
+const SLOW_REMOTE_LATENCY_MS = 250;
 const REPLICAS = [1, 2, 4];
 const AGENTS = ['inventory', 'payment', 'shipping'];
 /**
@@ -25,6 +31,7 @@ const IN_FLIGHT = 32;
  * @property {number} warmupMs
  * @property {number} durationMs
  * @property {(line: string) => void} say
+ * @property {number} [remoteLatencyMs] what every remote waits before answering (default {@link REMOTE_LATENCY_MS})
  */
 
 /**
@@ -38,10 +45,11 @@ const IN_FLIGHT = 32;
  */
 async function measureAgentScaling(options) {
   const { bench, say } = options;
+  const remoteLatencyMs = options.remoteLatencyMs ?? REMOTE_LATENCY_MS;
   const { system } = bench;
   const agents = system.all.filter((p) => p.name.startsWith('agent-') && p.running);
   await Promise.all(agents.map((p) => p.stop()));
-  for (const agent of AGENTS) await bench.setRemoteLatency(agent, REMOTE_LATENCY_MS);
+  for (const agent of AGENTS) await bench.setRemoteLatency(agent, remoteLatencyMs);
   /** @type {import('./bench-system').ClosedLoopFigures[]} */
   const runs = [];
   // Whether the machine or the system limits a rate: the cores the system's processes used and
@@ -55,7 +63,7 @@ async function measureAgentScaling(options) {
     const starts = [];
     for (; have < replicas; have++) for (const agent of AGENTS) starts.push(system.spawn(`agent-${agent}`, { CONCURRENCY: String(AGENT_CONCURRENCY) }));
     await Promise.all(starts);
-    const label = `${replicas} replica${replicas > 1 ? 's' : ''} of each agent`;
+    const label = `${replicas} replica${replicas > 1 ? 's' : ''} of each agent, remote at ${remoteLatencyMs} ms`;
     const sampler = new ProcessSampler(bench.sampledProcesses().filter((p) => p.role !== 'bench driver'));
     const machine = new WindowCpu(sampler);
     const run = await bench.closedLoop({ label, inFlight: IN_FLIGHT, warmupMs: options.warmupMs, durationMs: options.durationMs, sampler: machine });
@@ -65,7 +73,7 @@ async function measureAgentScaling(options) {
     say(`  ${label}: ${run.ordersPerSecond} orders/s, p50 ${run.p50Ms} ms; the system used ${systemCores.at(-1)} cores, the machine had ${machineCores.at(-1) ?? '?'} of ${os.cpus().length} busy`);
     runs.push(run);
   }
-  return { replicas: REPLICAS, runs, remoteLatencyMs: REMOTE_LATENCY_MS, agentConcurrency: AGENT_CONCURRENCY, inFlight: IN_FLIGHT, systemCores, machineCores, cpus: os.cpus().length };
+  return { replicas: REPLICAS, runs, remoteLatencyMs, agentConcurrency: AGENT_CONCURRENCY, inFlight: IN_FLIGHT, systemCores, machineCores, cpus: os.cpus().length };
 }
 
 /**
@@ -97,4 +105,4 @@ class WindowCpu {
   }
 }
 
-module.exports = { measureAgentScaling };
+module.exports = { measureAgentScaling, SLOW_REMOTE_LATENCY_MS };

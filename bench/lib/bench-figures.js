@@ -106,11 +106,12 @@ function cpuSecondsOf(roles, include) {
  * @property {{ cpus: number, cpuModel: string, memoryMb: number, node: string, platform: string }} machine
  * @property {Record<string, unknown>} options
  * @property {string} topology the processes of the system, in words
- * @property {{ k1: import('./raw-round-trips').RoundTripResult, k64: import('./raw-round-trips').RoundTripResult }} baseline
+ * @property {{ k1: import('./raw-round-trips').RoundTripResult, k64: import('./raw-round-trips').RoundTripResult, k1Idle?: import('./raw-round-trips').RoundTripResult }} baseline `k1Idle`: 1 in flight with an idle wait before each round trip
  * @property {{ k1: import('./bench-system').ClosedLoopFigures, k64: import('./bench-system').ClosedLoopFigures }} sas
  * @property {Record<string, import('./process-sampler').RolePeak>} roles memory and CPU per role over the 64-in-flight window
  * @property {{ processes: number, events: number, seconds: number, k1: import('./bench-system').ClosedLoopFigures, k64: import('./bench-system').ClosedLoopFigures }} [preload]
  * @property {{ replicas: number[], runs: import('./bench-system').ClosedLoopFigures[], remoteLatencyMs: number, agentConcurrency: number, inFlight: number, systemCores?: (number | undefined)[], machineCores?: (number | undefined)[], cpus?: number }} scaling
+ * @property {Measurements['scaling']} [slowScaling] the same series with a remote slow enough to dominate on this machine
  * @property {RecoveryFigures & Record<string, unknown>} recovery
  * @property {{ shards: number[], runs: import('./bench-system').ClosedLoopFigures[], inFlight: number }} [cluster] orders/s on a Redis Cluster of 1 and of 3 masters
  * @property {Record<string, unknown>} mongo
@@ -132,6 +133,7 @@ function buildReport(m) {
   const systemCpuSeconds = cpuSecondsOf(roles, (role) => role !== 'bench driver');
   const cpuMsPerOrder = ratioOf(systemCpuSeconds * 1000, sas.k64.completed);
   const scaling = scalingLinearity(m.scaling.replicas, m.scaling.runs.map((r) => r.ordersPerSecond));
+  const b1Idle = baseline.k1Idle;
   const peakRssMb = Object.fromEntries(Object.entries(roles).map(([role, r]) => [role, Math.round(r.peakKb / 1024)]));
   const servicePeaks = Object.entries(peakRssMb).filter(([role]) => isService(role)).map(([, mb]) => mb);
   const preload = m.preload;
@@ -142,6 +144,7 @@ function buildReport(m) {
     topology: m.topology,
     baseline: {
       k1: { p50Ms: b1.latencyMs.p50, p95Ms: b1.latencyMs.p95, roundTripsPerSecond: b1.roundTripsPerSecond, latencyMs: b1.latencyMs },
+      ...(b1Idle ? { k1Idle: { idleGapMs: b1Idle.idleGapMs, p50Ms: b1Idle.latencyMs.p50, p95Ms: b1Idle.latencyMs.p95, latencyMs: b1Idle.latencyMs } } : {}),
       k64: {
         roundTripsPerSecond: b64.roundTripsPerSecond,
         p50Ms: b64.latencyMs.p50,
@@ -158,22 +161,8 @@ function buildReport(m) {
     preload: preload
       ? { processes: preload.processes, events: preload.events, seconds: preload.seconds, k1: withoutIds(preload.k1), k64: withoutIds(preload.k64) }
       : { processes: 0 },
-    scaling: {
-      replicas: m.scaling.replicas,
-      ordersPerSecond: m.scaling.runs.map((r) => r.ordersPerSecond),
-      linearity: scaling.linearity,
-      linearityPerStep: scaling.perStep,
-      p50Ms: m.scaling.runs.map((r) => r.p50Ms),
-      // What the remote allows: each replica of each agent makes one call of remoteLatencyMs at a time per CONCURRENCY.
-      remoteBoundOrdersPerSecond: m.scaling.replicas.map((n) => round((n * m.scaling.agentConcurrency * 1000) / m.scaling.remoteLatencyMs)),
-      remoteLatencyMs: m.scaling.remoteLatencyMs,
-      agentConcurrency: m.scaling.agentConcurrency,
-      inFlight: m.scaling.inFlight,
-      // Cores the system's processes used, and cores busy machine-wide, over each window.
-      systemCores: m.scaling.systemCores ?? [],
-      machineBusyCores: m.scaling.machineCores ?? [],
-      cpus: m.scaling.cpus ?? m.machine.cpus,
-    },
+    scaling: scalingFigures(m.scaling, m.machine.cpus),
+    ...(m.slowScaling ? { slowScaling: scalingFigures(m.slowScaling, m.machine.cpus) } : {}),
     recovery: m.recovery,
     cluster: m.cluster ? clusterFigures(m.cluster) : { shards: [] },
     memory: {
@@ -186,6 +175,7 @@ function buildReport(m) {
     mongo: m.mongo,
     ratios: {
       latencyOverheadK1: ratioOf(sas.k1.p50Ms, STEPS_PER_ORDER * b1.latencyMs.p50),
+      ...(b1Idle ? { latencyOverColdK1: ratioOf(sas.k1.p50Ms, STEPS_PER_ORDER * b1Idle.latencyMs.p50) } : {}),
       throughputEfficiencyK64: ratioOf(sas.k64.ordersPerSecond, b64.roundTripsPerSecond / STEPS_PER_ORDER),
       ...(preload
         ? {
@@ -194,11 +184,37 @@ function buildReport(m) {
           }
         : {}),
       scalingLinearity: scaling.linearity,
+      ...(m.slowScaling ? { slowRemoteScalingLinearity: scalingFigures(m.slowScaling, m.machine.cpus).linearity } : {}),
       ...(m.cluster ? { threeShardsOverOne: ratioOf(clusterFigures(m.cluster).ordersPerSecond.threeShards, clusterFigures(m.cluster).ordersPerSecond.oneShard) } : {}),
       recoveryOverTarget: ratioOf(m.recovery.ms, m.recovery.targetMs),
       cpuPerStepOverRoundTrip: ratioOf(cpuMsPerOrder / STEPS_PER_ORDER, b64.cpuMsPerRoundTrip),
     },
     targets: TARGETS,
+  };
+}
+
+/**
+ * One scaling series as reported: orders/s per replica count, how linear, and what bounded it.
+ * @param {Measurements['scaling']} run
+ * @param {number} machineCpus
+ */
+function scalingFigures(run, machineCpus) {
+  const scaling = scalingLinearity(run.replicas, run.runs.map((r) => r.ordersPerSecond));
+  return {
+    replicas: run.replicas,
+    ordersPerSecond: run.runs.map((r) => r.ordersPerSecond),
+    linearity: scaling.linearity,
+    linearityPerStep: scaling.perStep,
+    p50Ms: run.runs.map((r) => r.p50Ms),
+    // What the remote allows: each replica of each agent makes one call of remoteLatencyMs at a time per CONCURRENCY.
+    remoteBoundOrdersPerSecond: run.replicas.map((n) => round((n * run.agentConcurrency * 1000) / run.remoteLatencyMs)),
+    remoteLatencyMs: run.remoteLatencyMs,
+    agentConcurrency: run.agentConcurrency,
+    inFlight: run.inFlight,
+    // Cores the system's processes used, and cores busy machine-wide, over each window.
+    systemCores: run.systemCores ?? [],
+    machineBusyCores: run.machineCores ?? [],
+    cpus: run.cpus ?? machineCpus,
   };
 }
 

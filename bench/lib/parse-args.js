@@ -13,6 +13,7 @@
  * @property {number} preload finished processes (with their history) stored before the runs are repeated; 0 skips them
  * @property {'final' | 'all'} statusEvents the status events the benchmark's orders ask for (decision 59)
  * @property {boolean} quick shorter windows and a smaller preload, for a before/after check
+ * @property {boolean} profile only profile the system's processes at 1 and 64 in flight (where their CPU goes)
  * @property {boolean} help print usage and exit
  */
 
@@ -28,6 +29,7 @@ const DEFAULTS = Object.freeze({
   preload: 100_000,
   statusEvents: /** @type {'final' | 'all'} */ ('final'),
   quick: false,
+  profile: false,
   help: false,
 });
 
@@ -51,6 +53,10 @@ const USAGE = `usage: node bench/run-benchmarks.js [options]   (or: pnpm bench -
                          application that only waits for outcomes would) or all (default ${DEFAULTS.statusEvents})
   --quick                ${QUICK.warmupSeconds} s warm-up, ${QUICK.windowSeconds} s windows, ${QUICK.systemWarmupOrders} warm-up orders, preload ${QUICK.preload}
                          (explicit flags win)
+  --profile              instead of the figures: every service and the embedded MongoDB under V8's CPU
+                         profiler for the windows at 1 and 64 in flight, and where their CPU went, by
+                         library (our code, MongoDB driver, BullMQ + ioredis, zod, pino, ...); writes
+                         bench/results/profile.json. Profiling slows the processes: no rate it shows is a figure
   --help                 this text
 
 Set MONGO_URL to also measure findOneAndUpdate against that real MongoDB (as a ratio).
@@ -89,6 +95,10 @@ function parseArgs(argv) {
     }
     if (arg === '--quick') {
       options.quick = true;
+      continue;
+    }
+    if (arg === '--profile') {
+      options.profile = true;
       continue;
     }
     const eq = arg.indexOf('=');

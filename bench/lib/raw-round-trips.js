@@ -12,6 +12,7 @@ const { waitUntil } = require('./wait-until');
 /**
  * @typedef {object} RoundTripResult
  * @property {number} inFlight round trips kept outstanding at once (closed loop)
+ * @property {number} idleGapMs pause after each reply before the next request
  * @property {number} workerConcurrency `concurrency` of the responder's and the reply worker
  * @property {number} windowSeconds length of the measured window
  * @property {number} roundTripsPerSecond replies received in the window per second
@@ -26,6 +27,7 @@ const { waitUntil } = require('./wait-until');
  * @property {() => number | undefined} redisPid its process, whose CPU a round trip also costs
  * @property {string} prefix BullMQ key prefix, unique to this run
  * @property {number} inFlight
+ * @property {number} [idleGapMs] wait this long after each reply before the next request (default 0: at once)
  * @property {number} warmupMs
  * @property {number} durationMs
  * @property {(line: string) => void} say
@@ -43,11 +45,12 @@ const { waitUntil } = require('./wait-until');
  */
 async function measureRawRoundTrips(options) {
   const { redisPort, redisPid, prefix, inFlight, warmupMs, durationMs, say, signal } = options;
+  const idleGapMs = options.idleGapMs ?? 0;
   const connection = { host: '127.0.0.1', port: redisPort };
-  const requestQueue = `bench.raw.${inFlight}.requests`;
-  const replyQueue = `bench.raw.${inFlight}.replies`;
+  const requestQueue = `bench.raw.${inFlight}.${idleGapMs}.requests`;
+  const replyQueue = `bench.raw.${inFlight}.${idleGapMs}.replies`;
   const responder = new ManagedProcess({
-    name: `responder-${inFlight}`,
+    name: `responder-${inFlight}-${idleGapMs}`,
     command: process.execPath,
     args: [join(__dirname, 'responder.js')],
     env: {
@@ -85,7 +88,9 @@ async function measureRawRoundTrips(options) {
       if (start === undefined) return;
       pending.delete(id);
       samples.push(end, end - start);
-      if (sending) send();
+      if (!sending) return;
+      if (idleGapMs > 0) setTimeout(() => sending && send(), idleGapMs);
+      else send();
     },
     { connection, prefix, concurrency: inFlight, removeOnComplete: { count: 0 }, removeOnFail: { count: 0 }, autorun: false },
   );
@@ -143,6 +148,7 @@ async function measureRawRoundTrips(options) {
     const cpuTicks = used.reduce((sum, p) => sum + (p.lastCpuTicks - p.firstCpuTicks), 0);
     return {
       inFlight,
+      idleGapMs,
       workerConcurrency: inFlight,
       windowSeconds: durationMs / 1000,
       roundTripsPerSecond: round(latencies.length / (durationMs / 1000)),

@@ -171,6 +171,27 @@ describe('bench buildReport', () => {
     expect(JSON.stringify(report)).not.toContain('orderIds');
   });
 
+  it('reports the cold baseline and the slow-remote scaling series beside the issue\'s figures, without judging them', () => {
+    const cold = { ...measurements.baseline.k1, idleGapMs: 20, latencyMs: stats(1.6) };
+    const slowScaling = { ...measurements.scaling, remoteLatencyMs: 250, runs: [loop(3.5, 2000), loop(7, 2000), loop(13.3, 2000)] };
+    const report = buildReport({ ...measurements, baseline: { ...measurements.baseline, k1Idle: cold }, slowScaling });
+    const at = (path: string): unknown => path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], report);
+    expect(at('baseline.k1Idle')).toMatchObject({ idleGapMs: 20, p50Ms: 1.6 });
+    expect(at('ratios.latencyOverColdK1')).toBe(1); // 4.8 / (3 × 1.6)
+    expect(at('ratios.latencyOverheadK1')).toBe(2); // the issue's ratio is unchanged by it
+    expect(at('slowScaling.remoteBoundOrdersPerSecond')).toEqual([4, 8, 16]);
+    expect(at('slowScaling.linearity')).toBe(0.95); // 13.3 / (4 × 3.5)
+    expect(at('ratios.slowRemoteScalingLinearity')).toBe(0.95);
+    expect(at('ratios.scalingLinearity')).toBe(0.875); // still the 50 ms series
+    const text = renderReport(report);
+    expect(text).toMatch(/1 in flight, 20 ms idle before each\s+p50 1\.60 ms/);
+    expect(text).toMatch(/against round trips as cold as its own\s+3 × 1\.60 ms = 4\.80 ms\s+1\.00×\n/);
+    expect(text).toContain('Scaling where the remote dominates on this machine: remote-sim at 250 ms');
+    // Judged once, on the 50 ms series only.
+    expect(text.match(/≥ 0\.90×/g)).toHaveLength(1);
+    expect(renderReport(buildReport(measurements))).not.toContain('where the remote dominates');
+  });
+
   it('leaves the preloaded ratios out when the preload was skipped', () => {
     const report = buildReport({ ...measurements, preload: undefined });
     expect(report['preload']).toEqual({ processes: 0 });
