@@ -227,6 +227,29 @@ describe.each<[string, () => Promise<ProcessStore>]>([
     expect((await store.history('p-1')).map((e) => e.why)).toEqual(['claimed', 'next']);
   });
 
+  it('reads a history that is partly still owed in the process outbox: every entry once, in time order (decision 62)', async () => {
+    const store = await open();
+    const delivered = { ...event('p-1', T0 + 1, 'submitted'), _id: 'p-1.0.h' };
+    const both = { ...event('p-1', T0 + 2, 'claimed'), _id: 'p-1.1.h' };
+    await store.appendEvents([delivered, both]);
+    const { _id: _both, ...bothEntry } = both;
+    const owedEntry = event('p-1', T0 + 3, 'step done');
+    await store.insert({
+      ...processDoc('p-1'),
+      outbox: [
+        // Delivered already but not yet cleared, then owed only.
+        { kind: 'history', id: 'p-1.1.h', entry: bothEntry },
+        { kind: 'history', id: 'p-1.2.h', entry: owedEntry },
+        { kind: 'message', id: 'p-1.2.0', queue: 'app.status', message: { status: 'x' } },
+      ],
+    });
+    expect((await store.history('p-1')).map((e) => e.why)).toEqual(['submitted', 'claimed', 'step done']);
+    expect((await store.history('p-1'))[2]).toEqual(owedEntry);
+    // A process that is gone (or never was) has only what was delivered.
+    await store.appendEvents([{ ...event('p-9', T0, 'orphan'), _id: 'p-9.0.h' }]);
+    expect((await store.history('p-9')).map((e) => e.why)).toEqual(['orphan']);
+  });
+
   it('dates the undated history of one finished process, and leaves dated entries and other processes alone', async () => {
     const store = await open();
     const dated = { ...event('p-1', T0 + 2, 'finished'), deleteTime: new Date(T0 + 99) };

@@ -87,8 +87,10 @@ export const ProcessDocument = z.object({
    */
   outbox: z.array(OutboxEntry).optional(),
   /**
-   * Since when the outbox holds something, null or absent when it is empty: the indexed field the
-   * supervisor's sweep for outboxes left behind by a crash reads. Optional: older documents have none.
+   * Since when the outbox is due (it owes a message, or the process finished), null or absent when
+   * it is not: the indexed field the supervisor's sweep for outboxes left behind by a crash reads.
+   * History entries alone are owed without being due: they wait for the next delivery (decision 62).
+   * Optional: older documents have none.
    */
   outboxSince: z.date().nullable().optional(),
   /**

@@ -12,6 +12,7 @@ export * from './apply-outcome';
 export * from './action-performer';
 export * from './outbox-entries';
 export * from './outbox-delivery';
+export * from './outbox-due';
 export * from './process-engine';
 export * from './recent-documents';
 export * from './paused-agents';

@@ -1,5 +1,6 @@
 import { clone, type OutboxEntry, type ProcessDocument, type ProcessEventEntry, type ProcessState } from '@sas/contracts';
 import type { CommitResult } from './commit-result';
+import { mergeHistory } from './merge-history';
 import type { HistoryRecord, ProcessStore, QuarantineFields } from './process-store';
 import { summarize, type OwedOutbox, type ProcessSummary } from './process-summary';
 
@@ -159,11 +160,9 @@ export class InMemoryProcessStore implements ProcessStore {
     ).map(({ _id, orderId, revision, outbox, deleteTime }) => ({ _id, orderId, revision, outbox, deleteTime }));
   }
 
-  /** The process's transitions by `at`, in append order where times are equal. */
+  /** The process's transitions by `at`, delivered and still owed, in append order where times are equal. */
   async history(processId: string): Promise<ProcessEventEntry[]> {
-    return [...(this.events.get(processId) ?? [])]
-      .sort((a, b) => a.at.getTime() - b.at.getTime())
-      .map(({ _id: _ignored, ...e }) => clone(e));
+    return clone(mergeHistory(this.events.get(processId) ?? [], this.processes.get(processId)?.outbox));
   }
 
   /**

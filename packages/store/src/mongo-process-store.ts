@@ -1,6 +1,7 @@
 import { MongoBulkWriteError, MongoServerError, type Collection, type Db } from 'mongodb';
 import type { OutboxEntry, ProcessDocument, ProcessEventEntry } from '@sas/contracts';
 import { CollectionNames } from './collection-names';
+import { mergeHistory } from './merge-history';
 import type { CommitResult } from './commit-result';
 import type { HistoryRecord, ProcessStore, QuarantineFields } from './process-store';
 import { OWED_OUTBOX_PROJECTION, PROCESS_SUMMARY_PROJECTION, type OwedOutbox, type ProcessSummary } from './process-summary';
@@ -107,7 +108,11 @@ export class MongoProcessStore implements ProcessStore {
       .toArray();
   }
 
-  history(processId: string): Promise<ProcessEventEntry[]> {
-    return this.events.find({ processId }, { projection: { _id: 0 } }).sort({ at: 1 }).toArray();
+  async history(processId: string): Promise<ProcessEventEntry[]> {
+    const [delivered, owed] = await Promise.all([
+      this.events.find({ processId }).sort({ at: 1 }).toArray(),
+      this.processes.findOne<Pick<ProcessDocument, 'outbox'>>({ _id: processId }, { projection: { _id: 0, outbox: 1 } }),
+    ]);
+    return mergeHistory(delivered, owed?.outbox);
   }
 }

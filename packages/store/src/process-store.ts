@@ -46,5 +46,6 @@ export interface ProcessStore {
   clearOutbox(processId: string, revision: number): Promise<void>;
   /** Processes whose outbox has been owed since `olderThan` or earlier: a crash (or an outage) left them owed. */
   findUndelivered(olderThan: Date, limit: number): Promise<OwedOutbox[]>;
+  /** The process's transitions by time: those in `process_events` and those its outbox still owes (decision 62). */
   history(processId: string): Promise<ProcessEventEntry[]>;
 }

@@ -115,7 +115,9 @@ async function progress(w: World): Promise<Record<string, unknown>> {
     .filter((e) => (e.from === 'Processing' || e.from === 'Compensating') && e.to !== 'Pending')
     .map((e) => `${e.from}->${e.to}@${e.step}`);
   const { state, mode, currentStep, failureCount } = doc;
-  return { state, mode, currentStep, failureCount, steps: doc.steps.map((s) => s.state), statuses, effects, outbox: doc.outbox };
+  // History may stay owed in the document (decision 62; `effects` reads it there too); messages may not.
+  const owedMessages = (doc.outbox ?? []).filter((e) => e.kind === 'message');
+  return { state, mode, currentStep, failureCount, steps: doc.steps.map((s) => s.state), statuses, effects, owedMessages };
 }
 
 /** A held step has been sent to its agent for the attempt that holds it, once: it is not waiting for complete-by. */
@@ -184,7 +186,8 @@ const REPLIES = [
     outcome: 'permanent' as const,
     calls: ['get', 'commit', 'appendEvents', 'send', 'send', 'clearOutbox'],
   },
-  { name: 'parked for the first step (circuit open)', before: [] as const, outcome: 'parked' as const, calls: ['get', 'commit', 'send', 'appendEvents', 'clearOutbox'] },
+  // Parked: back to Pending and a wake-up, no message owed, so its history waits in the document (decision 62).
+  { name: 'parked for the first step (circuit open)', before: [] as const, outcome: 'parked' as const, calls: ['get', 'commit', 'send'] },
 ];
 
 type ReplyCase = (typeof REPLIES)[number];

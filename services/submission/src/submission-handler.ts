@@ -7,7 +7,7 @@ import {
   submissionFingerprint,
   type SubmissionMessage,
 } from '@sas/contracts';
-import { OutboxDelivery, outboxEntries, type Outbox } from '@sas/engine';
+import { OutboxDelivery, outboxDue, outboxEntries, type Outbox } from '@sas/engine';
 import type { Clock, TraceSpan, Tracing } from '@sas/runtime';
 import type { ProcessStore } from '@sas/store';
 import { createProcess, type WorkflowRegistry } from '@sas/workflow';
@@ -98,29 +98,32 @@ export class SubmissionHandler {
     // The first history entry and the Received status are written with the process (its outbox),
     // so a crash right after the insert cannot lose them.
     const received: StatusEvent = { schemaVersion: SCHEMA_VERSION, orderId: message.orderId, processId, status: 'Received', at: now };
+    const outbox = outboxEntries(
+      processId,
+      created.revision,
+      message.replyTo ? [{ type: 'status', replyTo: message.replyTo, event: received }] : [],
+      {
+        processId,
+        orderId: message.orderId,
+        who: 'submission',
+        at: new Date(now),
+        from: null,
+        to: 'Pending',
+        why: `submitted (${workflow.name} v${workflow.version})`,
+        attempt: 0,
+        step: null,
+        deleteTime: new Date(now + 2 * workflow.retentionMs),
+      },
+    );
+    // Without a replyTo only the history entry is owed, and it waits in the document (outboxDue).
+    const due = outboxDue(outbox, created.deleteTime);
     const doc: ProcessDocument = {
       ...created,
       submissionFingerprint: fingerprint,
       // Every later span of this order (dispatches, attempts, recoveries) joins this trace.
       ...(span && { traceparent: span.traceparent }),
-      outboxSince: created.createdAt,
-      outbox: outboxEntries(
-        processId,
-        created.revision,
-        message.replyTo ? [{ type: 'status', replyTo: message.replyTo, event: received }] : [],
-        {
-          processId,
-          orderId: message.orderId,
-          who: 'submission',
-          at: new Date(now),
-          from: null,
-          to: 'Pending',
-          why: `submitted (${workflow.name} v${workflow.version})`,
-          attempt: 0,
-          step: null,
-          deleteTime: new Date(now + 2 * workflow.retentionMs),
-        },
-      ),
+      outboxSince: due ? created.createdAt : null,
+      outbox,
     };
     const inserted = await store.insert(doc);
     if (!inserted.ok) {
@@ -131,7 +134,7 @@ export class SubmissionHandler {
       log.info({ processId: existing?._id }, 'duplicate submission');
       return { kind: 'duplicate', processId: existing?._id };
     }
-    await this.delivery.deliver(doc);
+    if (due) await this.delivery.deliver(doc);
     await this.deps.outbox.send(QueueNames.schedulerReady, { schemaVersion: SCHEMA_VERSION, processId, reason: 'submitted' });
     log.info({ processId, workflow: workflow.name, version: workflow.version }, 'order received');
     return { kind: 'received', processId };

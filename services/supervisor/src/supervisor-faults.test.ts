@@ -94,8 +94,10 @@ function delivered(outbox: RecordingOutbox): unknown[] {
 async function effect(w: World): Promise<Record<string, unknown>> {
   const doc = await w.doc();
   const { state, mode, attempt, failureCount, currentStep, lockedBy, outbox } = doc;
+  // History (delivered or still owed in the outbox, decision 62) once each; no message left owed.
   const history = (await w.store.history('p-1')).map((e) => `${e.who}: ${e.from}->${e.to}: ${e.why}`);
-  return { state, mode, attempt, failureCount, currentStep, lockedBy, outbox, history, delivered: delivered(w.outbox) };
+  const owedMessages = (outbox ?? []).filter((e) => e.kind === 'message');
+  return { state, mode, attempt, failureCount, currentStep, lockedBy, owedMessages, history, delivered: delivered(w.outbox) };
 }
 
 /** Expired processes a sweep recovers, each with the clean sweep's call trace. */
@@ -104,7 +106,8 @@ const EXPIRIES = [
     name: 'below the threshold (released for another attempt)',
     workflow: orderFulfilmentV1,
     expiriesBefore: 0,
-    calls: ['acquire', 'findExpired', 'get', 'commit', 'send', 'appendEvents', 'clearOutbox', 'findUndelivered'],
+    // Back to Pending owes no message: its history entry waits in the document (decision 62).
+    calls: ['acquire', 'findExpired', 'get', 'commit', 'send', 'findUndelivered'],
   },
   {
     name: 'at the threshold of an error-policy workflow (Error and an alert)',
