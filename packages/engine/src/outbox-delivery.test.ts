@@ -46,7 +46,7 @@ async function owedProcess(store: InMemoryProcessStore, outbox: OutboxEntry[]): 
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('OutboxDelivery', () => {
-  it('sends the messages of one queue in owed order, other queues and the history alongside, and clears last', async () => {
+  it('sends the messages of one queue in owed order, other queues alongside, and clears last, keeping the history of an unfinished process', async () => {
     const store = new InMemoryProcessStore();
     const outbox = new GatedOutbox();
     const history: OutboxEntry = {
@@ -61,7 +61,6 @@ describe('OutboxDelivery', () => {
     await settle();
     // The alert does not wait behind the status events; the second status waits for the first.
     expect(outbox.started).toEqual(['p-1.1.0', 'p-1.1.1']);
-    expect(await store.history('p-1')).toHaveLength(1);
     outbox.releaseAll();
     await settle();
     expect(outbox.started).toEqual(['p-1.1.0', 'p-1.1.1', 'p-1.1.2']);
@@ -71,7 +70,32 @@ describe('OutboxDelivery', () => {
 
     expect(await delivering).toBe(true);
     expect(outbox.landed.filter((id) => id !== 'p-1.1.1')).toEqual(['p-1.1.0', 'p-1.1.2']);
+    // The process has not finished: its history stays owed (decision 62), the messages are gone.
+    expect(await store.get('p-1')).toMatchObject({ outbox: [history], outboxSince: null });
+    expect(await store.history('p-1')).toEqual([history.entry]);
+  });
+
+  it('records the history, with the messages, once the process finished, and empties the outbox', async () => {
+    const store = new InMemoryProcessStore();
+    const entry = (revision: number, to: 'Processing' | 'Processed', deleteTime: Date | null): OutboxEntry => ({
+      kind: 'history',
+      id: `p-1.${revision}.h`,
+      entry: { processId: 'p-1', orderId: 'o-1', who: 'scheduler-1', at: new Date(T0 + revision), from: 'Pending', to, why: to, attempt: 1, step: null, deleteTime },
+    });
+    const finishedAt = new Date(T0 + 99);
+    const doc = { ...(await owedProcess(store, [entry(1, 'Processing', null), entry(2, 'Processed', finishedAt), message('p-1.2.0', 'app.status')])), deleteTime: finishedAt };
+    await store.commit({ ...doc, revision: 1 }, 0);
+    const sent: string[] = [];
+    const outbox: Outbox = { send: async (_queue, _message, options) => void sent.push(options?.jobId ?? '?') };
+
+    expect(await new OutboxDelivery(store, outbox, pino({ level: 'silent' })).deliver({ ...doc, revision: 1 })).toBe(true);
+    expect(sent).toEqual(['p-1.2.0']);
     expect(await store.get('p-1')).toMatchObject({ outbox: [], outboxSince: null });
+    // Both entries are in process_events now, dated with the finished process.
+    expect((await store.history('p-1')).map((e) => [e.to, e.deleteTime])).toEqual([
+      ['Processing', finishedAt],
+      ['Processed', finishedAt],
+    ]);
   });
 
   it('keeps the outbox when one send fails, even after the others landed', async () => {

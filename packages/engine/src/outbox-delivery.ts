@@ -3,12 +3,13 @@ import { ensureError } from '@sas/runtime';
 import type { HistoryRecord, OwedOutbox, ProcessStore } from '@sas/store';
 import type { Logger } from 'pino';
 import type { Outbox } from './outbox';
+import { outboxAfterDelivery } from './outbox-due';
 
 type OwedMessage = Extract<OutboxEntry, { kind: 'message' }>;
 
 /**
- * Delivers a process's outbox (history entries, status events, alerts) and then empties it,
- * conditionally on the revision it read. Delivery is at least once: a crash before the outbox is
+ * Delivers a process's outbox (status events, alerts, and once it finished its history) and then
+ * empties it of what it delivered, conditionally on the revision it read. Delivery is at least once: a crash before the outbox is
  * emptied means it is delivered again, by the next writer of the process or by the supervisor's
  * sweep, and the deterministic ids make the repeat a no-op (BullMQ drops a job whose id exists;
  * the history skips an `_id` it has).
@@ -24,18 +25,23 @@ export class OutboxDelivery {
     private readonly logger: Logger,
   ) {}
 
-  /** True when everything owed was delivered. Failures are logged, never thrown: the state is already durable. */
+  /**
+   * True when everything due was delivered. Failures are logged, never thrown: the state is already
+   * durable. The messages always go; the history only once the process finished (decision 62):
+   * until then it stays in the outbox, and the clear keeps it.
+   */
   async deliver(doc: OwedOutbox | ProcessDocument): Promise<boolean> {
     const owed = doc.outbox ?? [];
     if (owed.length === 0) return true;
     try {
-      const history = owed.flatMap((e) => (e.kind === 'history' ? [{ ...e.entry, _id: e.id }] : []));
+      const finished = doc.deleteTime !== null;
+      const history = finished ? owed.flatMap((e) => (e.kind === 'history' ? [{ ...e.entry, _id: e.id }] : [])) : [];
       const messages = owed.filter((e): e is OwedMessage => e.kind === 'message');
       // allSettled: the clear must not start while a send of this delivery may still be running.
       const outcomes = await Promise.allSettled([this.record(doc, history), ...this.sendInOrder(messages)]);
       const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
       if (failed) throw failed.reason;
-      await this.store.clearOutbox(doc._id, doc.revision);
+      await this.store.clearOutbox(doc._id, doc.revision, outboxAfterDelivery(owed, doc.deleteTime));
       return true;
     } catch (e) {
       this.logger.error(
@@ -47,6 +53,7 @@ export class OutboxDelivery {
   }
 
   private async record(doc: OwedOutbox | ProcessDocument, history: HistoryRecord[]): Promise<void> {
+    if (history.length === 0) return;
     await this.store.appendEvents(history);
     // A finished process dates its whole history (kept undated while it was unfinished) with the
     // date its terminal transition's entry carries; after the insert, so that the entries owed

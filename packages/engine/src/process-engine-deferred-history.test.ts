@@ -7,10 +7,10 @@ import { lastRequest } from './test-support/agent-requests';
 import { EngineHarness } from './test-support/engine-harness';
 import { okReply } from './test-support/ok-reply';
 
-// Decision 62: a transition that owes no message (an order asking for final status events only,
-// in the middle of its steps) commits its history entry in the outbox and leaves it there; the
-// next delivery that is due (a message owed, or the process finished) records it. Nothing is
-// lost in between: ProcessStore.history reads owed entries from the document.
+// Decision 62: a transition's history entry is committed in the outbox and stays there until the
+// process finishes, whose last delivery records every entry in one insert; a transition that owes
+// no message (an order asking for final status events only, in the middle of its steps) makes no
+// delivery at all. Nothing is lost in between: ProcessStore.history reads owed entries from the document.
 
 const registry = new WorkflowRegistry(builtInWorkflows);
 
@@ -98,7 +98,7 @@ describe('ProcessEngine with history that owes no message', () => {
     expect(h.outbox.to('app.status').map((s) => (s.message as { status: string }).status)).toEqual(['Processed']);
   });
 
-  it('delivers the owed history with the next message owed: an alert when the process goes to Error', async () => {
+  it('delivers the message a transition owes at once and keeps the history: the alert of a process going to Error', async () => {
     const h = new EngineHarness();
     const doc = createProcess({ processId: 'p-1', orderId: 'order-p-1', payload: {}, replyTo: 'app.status', statusEvents: 'final', workflow: orderFulfilmentManualV1, now: h.clock.t });
     await h.store.insert(doc);
@@ -110,9 +110,10 @@ describe('ProcessEngine with history that owes no message', () => {
     }
     const inError = await h.doc();
     expect(inError.state).toBe('Error');
-    expect(inError.outbox).toEqual([]);
+    // The alert went; Error waits for an operator, so the history still waits in the document.
+    expect(inError.outbox?.every((e) => e.kind === 'history')).toBe(true);
     expect(inError.outboxSince ?? null).toBeNull();
-    // Every claim and every expiry, recorded once each.
+    // Every claim and every expiry, once each.
     expect((await h.store.history('p-1')).map((e) => `${e.from}->${e.to}`)).toEqual([
       ...Array.from({ length: orderFulfilmentManualV1.failureThreshold - 1 }, () => ['Pending->Processing', 'Processing->Pending']).flat(),
       'Pending->Processing',

@@ -6,7 +6,7 @@ import { WorkflowNotDeployedError, transition, type ProcessInput, type Transitio
 import type { Logger } from 'pino';
 import { ActionPerformer, type UnsentDispatch } from './action-performer';
 import { OutboxDelivery } from './outbox-delivery';
-import { outboxDue } from './outbox-due';
+import { outboxAfterDelivery, outboxDue } from './outbox-due';
 import { outboxEntries } from './outbox-entries';
 import type { ApplyOutcome } from './apply-outcome';
 import type { Outbox } from './outbox';
@@ -134,8 +134,8 @@ export class ProcessEngine {
         return { kind: 'ignored', reason: result.reason, ...(result.alreadyApplied !== undefined ? { alreadyApplied: result.alreadyApplied } : {}) };
       }
       // History, status events and alerts are committed with the transition (a transactional
-      // outbox), so a crash right after the commit cannot lose them. History alone waits there for
-      // the next delivery (outboxDue): only an outbox that is due is marked for the sweep.
+      // outbox), so a crash right after the commit cannot lose them. History waits there until the
+      // process finishes (outboxDue): only an outbox that owes more is delivered and marked for the sweep.
       const outbox = [...(doc.outbox ?? []), ...outboxEntries(doc._id, result.next.revision, result.actions, result.history)];
       const due = outboxDue(outbox, result.next.deleteTime);
       const next: ProcessDocument = {
@@ -156,8 +156,8 @@ export class ProcessEngine {
         const trace = this.deps.tracing && TransitionTrace.start(this.deps.tracing, next, input, doc.state);
         const [unsent, delivered] = await Promise.all([this.performer.perform(doc._id, result.actions, trace), due && this.delivery.deliver(next)]);
         trace?.end(unsent?.error);
-        // Not due: the history stays owed in the stored document, and so in the copy kept of it.
-        const current: ProcessDocument = delivered ? { ...next, outbox: [], outboxSince: null } : next;
+        // History not yet recorded stays owed in the stored document, and so in the copy kept of it.
+        const current: ProcessDocument = delivered ? { ...next, outbox: outboxAfterDelivery(outbox, next.deleteTime), outboxSince: null } : next;
         this.recent.keep(current);
         if (unsent && input.type !== 'undelivered') return this.releaseUnsent(current, unsent, result.history.why);
         return { kind: 'applied', process: current, why: result.history.why };

@@ -140,10 +140,10 @@ export class InMemoryProcessStore implements ProcessStore {
     }
   }
 
-  async clearOutbox(processId: string, revision: number): Promise<void> {
+  async clearOutbox(processId: string, revision: number, keep: readonly OutboxEntry[] = []): Promise<void> {
     const stored = this.processes.get(processId);
     if (stored && stored.revision === revision) {
-      stored.outbox = [];
+      stored.outbox = clone([...keep]);
       stored.outboxSince = null;
     }
   }

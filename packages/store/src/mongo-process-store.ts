@@ -96,8 +96,8 @@ export class MongoProcessStore implements ProcessStore {
     }
   }
 
-  async clearOutbox(processId: string, revision: number): Promise<void> {
-    await this.processes.updateOne({ _id: processId, revision }, { $set: { outbox: [], outboxSince: null } });
+  async clearOutbox(processId: string, revision: number, keep: readonly OutboxEntry[] = []): Promise<void> {
+    await this.processes.updateOne({ _id: processId, revision }, { $set: { outbox: [...keep], outboxSince: null } });
   }
 
   findUndelivered(olderThan: Date, limit: number): Promise<OwedOutbox[]> {

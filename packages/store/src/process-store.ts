@@ -42,8 +42,12 @@ export interface ProcessStore {
   appendEvents(entries: readonly HistoryRecord[]): Promise<void>;
   /** Dates the process's undated history entries: it finished, so its history may go after `deleteTime`. */
   expireHistory(processId: string, deleteTime: Date): Promise<void>;
-  /** Empties the process's outbox if its revision is still `revision` (what was delivered is what it held). */
-  clearOutbox(processId: string, revision: number): Promise<void>;
+  /**
+   * Replaces the process's outbox by `keep` (the history entries that wait for the process to finish;
+   * empty by default) if its revision is still `revision` (what was delivered is what it held), and
+   * unmarks it for the sweep.
+   */
+  clearOutbox(processId: string, revision: number, keep?: readonly OutboxEntry[]): Promise<void>;
   /** Processes whose outbox has been owed since `olderThan` or earlier: a crash (or an outage) left them owed. */
   findUndelivered(olderThan: Date, limit: number): Promise<OwedOutbox[]>;
   /** The process's transitions by time: those in `process_events` and those its outbox still owes (decision 62). */

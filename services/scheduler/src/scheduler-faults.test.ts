@@ -141,7 +141,8 @@ async function expectOneProcessingStatus(w: World): Promise<void> {
 }
 
 /** Every call of one clean claim round on one claimable process; each gets its fault test. */
-const CLAIM_CALLS = ['findClaimable', 'get', 'commit', 'appendEvents', 'send', 'send', 'clearOutbox'];
+/** History waits in the document until the process finishes (decision 62): only the last step records it. */
+const CLAIM_CALLS = ['findClaimable', 'get', 'commit', 'send', 'send', 'clearOutbox'];
 
 async function claimScenario(afterwards: boolean, n?: number): Promise<World> {
   const w = new World(afterwards);
@@ -178,13 +179,13 @@ describe('Scheduler claim round when one call fails once', () => {
 
 /** Replies applied by `onReply`, each after the setup that makes it current, with its clean call trace. */
 const REPLIES = [
-  { name: 'ok for the first step', before: [] as const, outcome: 'ok' as const, calls: ['get', 'commit', 'appendEvents', 'send', 'send', 'clearOutbox'] },
+  { name: 'ok for the first step', before: [] as const, outcome: 'ok' as const, calls: ['get', 'commit', 'send', 'send', 'clearOutbox'] },
   { name: 'ok for the last step', before: ['ok', 'ok'] as const, outcome: 'ok' as const, calls: ['get', 'commit', 'appendEvents', 'send', 'expireHistory', 'send', 'clearOutbox'] },
   {
     name: 'permanent error for the second step (compensation starts)',
     before: ['ok'] as const,
     outcome: 'permanent' as const,
-    calls: ['get', 'commit', 'appendEvents', 'send', 'send', 'clearOutbox'],
+    calls: ['get', 'commit', 'send', 'send', 'clearOutbox'],
   },
   // Parked: back to Pending and a wake-up, no message owed, so its history waits in the document (decision 62).
   { name: 'parked for the first step (circuit open)', before: [] as const, outcome: 'parked' as const, calls: ['get', 'commit', 'send'] },

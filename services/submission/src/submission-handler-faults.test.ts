@@ -95,7 +95,8 @@ function order(overrides: Partial<SubmissionMessage> = {}): SubmissionMessage {
 }
 
 /** Every call a clean submission makes, in order: each one gets its own fault test below. */
-const SUBMIT_CALLS = ['insert', 'appendEvents', 'send', 'clearOutbox', 'send'];
+/** Received goes out at once; the history entry waits in the document for the process to finish (decision 62). */
+const SUBMIT_CALLS = ['insert', 'send', 'clearOutbox', 'send'];
 /** Every call a submission for an unknown workflow makes. */
 const REJECT_CALLS = ['deadLetter', 'send'];
 
@@ -104,7 +105,8 @@ async function expectOneReceivedProcess(w: World): Promise<void> {
   const processes = w.store.list().filter((d) => d.orderId === 'order-1');
   expect(processes).toHaveLength(1);
   const process = processes[0]!;
-  expect(process).toMatchObject({ state: 'Pending', payload: order().payload, outbox: [] });
+  expect(process).toMatchObject({ state: 'Pending', payload: order().payload, outboxSince: null });
+  expect((process.outbox ?? []).filter((e) => e.kind === 'message')).toEqual([]);
 
   const statuses = w.statuses();
   // Never Duplicate or Rejected for its own redelivered message.

@@ -113,7 +113,7 @@ const EXPIRIES = [
     name: 'at the threshold of an error-policy workflow (Error and an alert)',
     workflow: orderFulfilmentManualV1,
     expiriesBefore: orderFulfilmentManualV1.failureThreshold - 1,
-    calls: ['acquire', 'findExpired', 'get', 'commit', 'appendEvents', 'send', 'send', 'clearOutbox', 'findUndelivered'],
+    calls: ['acquire', 'findExpired', 'get', 'commit', 'send', 'send', 'clearOutbox', 'findUndelivered'],
   },
 ];
 
