@@ -11,6 +11,7 @@ export function clone<T>(value: T): T {
 }
 
 const toTag = Object.prototype.toString;
+const hasOwn = Object.prototype.hasOwnProperty;
 
 function copy(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
@@ -30,9 +31,18 @@ function copy(value: unknown): unknown {
   return structuredClone(value);
 }
 
+/**
+ * A shallow copy by spread, then each nested object replaced by its copy. Not a new object filled
+ * key by key: V8 turns an object that gets more than a dozen properties through computed keys into
+ * a slow dictionary-mode object, and a process document has some thirty, so every copy (and every
+ * read of it afterwards, by the engine, zod and the next copy) paid for hash lookups. A spread
+ * keeps the copy in fast mode and copies the primitive fields in one go.
+ */
 function copyPlain(value: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  // for-in with an own-property check measured faster here than iterating Object.keys.
-  for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key)) out[key] = copy(value[key]);
+  const out: Record<string, unknown> = { ...value };
+  for (const key in out) {
+    const field = out[key];
+    if (typeof field === 'object' && field !== null && hasOwn.call(out, key)) out[key] = copy(field);
+  }
   return out;
 }

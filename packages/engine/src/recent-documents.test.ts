@@ -1,7 +1,7 @@
 import { calculateObjectSize } from 'bson';
 import type { ProcessDocument } from '@sas/contracts';
 import { createProcess, orderFulfilmentV1 } from '@sas/workflow';
-import { RecentDocuments } from './recent-documents';
+import { bsonSize, RecentDocuments } from './recent-documents';
 
 function processDoc(id: string, padding = 0): ProcessDocument {
   return createProcess({
@@ -75,3 +75,39 @@ describe('RecentDocuments', () => {
     });
   });
 });
+
+describe('bsonSize', () => {
+  it('counts a process document as calculateObjectSize does, small or near the payload limit', () => {
+    for (const doc of [processDoc('p-1'), processDoc('p-2', 60_000), { ...processDoc('p-3'), payload: { note: 'café ✓ 𝄞', list: [1, undefined, null, 'x'] } }]) {
+      expect(bsonSize(doc)).toBe(calculateObjectSize(doc));
+    }
+  });
+
+  it('counts every kind of value a document can hold as calculateObjectSize does', () => {
+    let state = 7;
+    const random = (): number => {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      return state / 4294967296;
+    };
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+    const scalars: readonly unknown[] = [0, -0, 1, -1, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 1.5, NaN, Infinity, 2 ** 53, 2 ** 53 + 2, true, false, null, undefined, '', 'ascii', 'é', '✓', '𝄞', '\u0000', 'x'.repeat(65), `${'y'.repeat(70)}é`, new Date(0), new Date(8.64e15)];
+    const value = (depth: number): unknown => {
+      const roll = random();
+      if (depth > 3 || roll < 0.6) return pick(scalars);
+      if (roll < 0.8) return Array.from({ length: Math.floor(random() * 12) }, () => value(depth + 1));
+      const object: Record<string, unknown> = Object.create(random() < 0.1 ? null : Object.prototype) as Record<string, unknown>;
+      for (let i = Math.floor(random() * 14); i > 0; i--) object[pick(['a', 'key', 'é', '𝄞k', 'x'.repeat(70), String(i)])] = value(depth + 1);
+      return object;
+    };
+    for (let i = 0; i < 500; i++) {
+      const doc = { _id: `p-${i}`, body: value(0), list: [value(1), value(1)] };
+      expect({ i, size: bsonSize(doc) }).toEqual({ i, size: calculateObjectSize(doc) });
+    }
+  });
+
+  it('leaves what it does not measure itself to calculateObjectSize', () => {
+    const doc = { map: new Map([['k', 1]]), bytes: Buffer.from('abc'), big: 5n, at: new Date(1), nested: { toBSON: () => ({ replaced: true }) }, f: () => 1 };
+    expect(bsonSize(doc)).toBe(calculateObjectSize(doc));
+  });
+});
+

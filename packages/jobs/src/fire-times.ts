@@ -23,7 +23,16 @@ const MAX_EXCLUDED_DAYS = 1500;
  * Null when the job never fires again.
  */
 export function nextFireTime(schedule: RecurringSchedule, after: Date): Date | null {
-  let t = occurrenceAfter(schedule.expression, schedule.zoneId, after);
+  return firstAllowedFireTime(schedule, occurrenceAfter(schedule.expression, schedule.zoneId, after));
+}
+
+/**
+ * The first fire time at or after `occurrence`, itself an occurrence of the cron (or null): the
+ * calendar's excluded days stepped over as {@link nextFireTime} does. For a caller that already
+ * holds the cron's next occurrence and would otherwise ask cron-parser for it again.
+ */
+export function firstAllowedFireTime(schedule: RecurringSchedule, occurrence: Date | null): Date | null {
+  let t = occurrence;
   for (let skipped = 0; t && skipped < MAX_EXCLUDED_DAYS; skipped++) {
     if (!excludedDayReason(schedule.calendar, t, schedule.zoneId)) return t;
     const nextDay = startOfNextDay(t, schedule.zoneId);

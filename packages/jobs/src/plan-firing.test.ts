@@ -1,4 +1,5 @@
-import { planFiring, type JobTiming } from './plan-firing';
+import { latestFireTime, nextFireTime } from './fire-times';
+import { planFiring, type FiringPlan, type JobTiming } from './plan-firing';
 
 const at = (iso: string): Date => new Date(iso);
 const recurring = (expression: string, nextFireTime: string, calendar: JobTiming['calendar'] = null): JobTiming => ({
@@ -75,5 +76,57 @@ describe('planning a firing', () => {
       lateByMs: 0,
       missedSince: null,
     });
+  });
+});
+
+/** A small seeded generator (mulberry32), so the cases below are the same on every run. */
+function seededRandom(seed: number): { int(min: number, max: number): number; pick<T>(items: readonly T[]): T } {
+  let state = seed >>> 0;
+  const next = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (min: number, max: number): number => min + Math.floor(next() * (max - min + 1));
+  return { int, pick: (items) => items[int(0, items.length - 1)] as (typeof items)[number] };
+}
+
+describe('planning a firing with one cron evaluation when the runner is on time', () => {
+  /** The plan as it was computed before the shortcut: the latest occurrence, then the next one. */
+  function reference(job: JobTiming, now: Date, toleranceMs: number): FiringPlan | null {
+    const due = job.nextFireTime;
+    if (!due || due.getTime() > now.getTime() || job.schedulingSpecification === null) return planFiring(job, now, toleranceMs);
+    const schedule = { expression: job.schedulingSpecification, zoneId: job.zoneId, calendar: job.calendar };
+    const fireTime = latestFireTime(schedule, now, due) ?? due;
+    const missedSince = fireTime.getTime() > due.getTime() ? due : null;
+    const lateByMs = now.getTime() - due.getTime();
+    return { kind: 'fire', fireTime, nextFireTime: nextFireTime(schedule, now), late: missedSince !== null || lateByMs > toleranceMs, lateByMs, missedSince };
+  }
+
+  it('plans exactly what the two evaluations planned, on time, late and across DST and excluded days', () => {
+    const rng = seededRandom(20261123);
+    const expressions = ['*/5 * * * * *', '0 * * * *', '0 9 * * *', '30 2 * * *', '0 0 29 2 *', '15 10 * * 1-5', '0 */7 * * * *'];
+    const zones = ['UTC', 'Europe/Paris', 'America/New_York', 'Australia/Lord_Howe'];
+    const calendars: JobTiming['calendar'][] = [null, { excludeWeekends: true }, { holidays: ['2024-03-31', '2024-11-03', '2024-12-25'] }];
+    let cases = 0;
+    for (let i = 0; i < 400; i++) {
+      const schedule = { expression: rng.pick(expressions), zoneId: rng.pick(zones), calendar: rng.pick(calendars) };
+      const due = nextFireTime(schedule, new Date(Date.UTC(2024, 0, 1) + rng.int(0, 360) * 86_400_000 + rng.int(0, 86_399_999)));
+      if (!due) continue;
+      // Mostly on time (within a period), sometimes hours or days late.
+      const now = new Date(due.getTime() + rng.pick([0, 1, rng.int(0, 4_000), rng.int(0, 3_600_000), rng.int(0, 5 * 86_400_000)]));
+      const job: JobTiming = { schedulingSpecification: schedule.expression, singleSchedule: null, zoneId: schedule.zoneId, calendar: schedule.calendar, nextFireTime: due };
+      expect({ i, plan: planFiring(job, now, 2000) }).toEqual({ i, plan: reference(job, now, 2000) });
+      cases += 1;
+    }
+    expect(cases).toBeGreaterThan(300);
+  });
+
+  it('still collapses missed occurrences when the next occurrence after the due one has passed', () => {
+    const job = recurring('*/5 * * * * *', '2024-05-01T10:00:00Z');
+    expect(planFiring(job, at('2024-05-01T10:00:05Z'), 2000)).toMatchObject({ fireTime: at('2024-05-01T10:00:05Z'), missedSince: at('2024-05-01T10:00:00Z'), late: true });
+    expect(planFiring(job, at('2024-05-01T10:00:04.999Z'), 2000)).toMatchObject({ fireTime: at('2024-05-01T10:00:00Z'), nextFireTime: at('2024-05-01T10:00:05Z'), missedSince: null });
   });
 });

@@ -36,7 +36,7 @@ const QUIET_PHASE_MS = 30 * 60_000;
 export async function runSeed(seed: number, options: RunSeedOptions): Promise<SeedResult> {
   const world = new SimWorld(seed, { start: START, trace: options.trace ?? false });
   const scenario = drawScenario(world.rng, options.orders, START);
-  world.trace(`seed ${seed}: ${JSON.stringify({ ...scenario, remote: { ...scenario.remote, honoursCompensates: [...scenario.remote.honoursCompensates] } })}`);
+  if (world.tracing) world.trace(`seed ${seed}: ${JSON.stringify({ ...scenario, remote: { ...scenario.remote, honoursCompensates: [...scenario.remote.honoursCompensates] } })}`);
   const system = new SimSystem(world, scenario);
   world.beforeStep = () => system.bus.pump();
   system.start();

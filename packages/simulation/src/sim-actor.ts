@@ -5,6 +5,8 @@
  */
 export class SimActor {
   alive = true;
+  /** `scheduler-2.g3`: also the component's instanceId, so history and locks name it. */
+  readonly name: string;
   /** Called once when the actor crashes, by whoever needs to know (the bus stalls its jobs). */
   private readonly crashListeners: (() => void)[] = [];
 
@@ -14,11 +16,9 @@ export class SimActor {
     readonly generation: number,
     /** Whether faults may crash it (the application and operator under test are not crashed). */
     readonly crashable: boolean,
-  ) {}
-
-  /** `scheduler-2.g3`: also the component's instanceId, so history and locks name it. */
-  get name(): string {
-    return `${this.slot}.g${this.generation}`;
+  ) {
+    // Built once: every commit, write id and trace line reads it.
+    this.name = `${slot}.g${generation}`;
   }
 
   onCrash(listener: () => void): void {

@@ -56,7 +56,8 @@ export interface SimSendOptions {
 export class SimBus {
   private readonly waiting = new Map<string, SimJob[]>();
   private readonly byId = new Map<string, SimJob>();
-  private readonly consumers: SimConsumer[] = [];
+  /** Consumers by queue, each list in the order they started (the order a random pick sees). */
+  private readonly consumers = new Map<string, SimConsumer[]>();
   private readonly dead: SimDeadLetter[] = [];
   private seq = 0;
   private dirty = false;
@@ -95,7 +96,9 @@ export class SimBus {
       active: 0,
       closed: false,
     };
-    this.consumers.push(consumer);
+    const ofQueue = this.consumers.get(spec.queue);
+    if (ofQueue) ofQueue.push(consumer);
+    else this.consumers.set(spec.queue, [consumer]);
     actor.onCrash(() => this.stallJobsOf(consumer));
     this.dirty = true;
     return {
@@ -124,8 +127,9 @@ export class SimBus {
     if (!this.dirty) return;
     this.dirty = false;
     for (const [queue, jobs] of this.waiting) {
+      const ofQueue = this.consumers.get(queue) ?? [];
       while (jobs.length > 0) {
-        const free = this.consumers.filter((c) => c.spec.queue === queue && c.actor.alive && !c.closed && c.active < c.concurrency);
+        const free = ofQueue.filter((c) => c.actor.alive && !c.closed && c.active < c.concurrency);
         if (free.length === 0) break;
         const consumer = free.length === 1 ? (free[0] as SimConsumer) : this.world.rng.pick(free);
         const job = jobs.shift() as SimJob;

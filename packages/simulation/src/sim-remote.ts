@@ -164,7 +164,7 @@ export class SimRemote {
     };
     this.ledger.push(entry);
     this.byKey.set(`${service}\u0000${call.idempotencyKey}`, entry);
-    this.world.trace(`LEDGER ${service}.${call.operation} ${call.mode} ${call.orderId} ${kind} ${JSON.stringify(result)}`);
+    if (this.world.tracing) this.world.trace(`LEDGER ${service}.${call.operation} ${call.mode} ${call.orderId} ${kind} ${JSON.stringify(result)}`);
     return entry;
   }
 }

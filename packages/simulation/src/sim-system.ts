@@ -56,6 +56,18 @@ const APP_STATUS = 'app.status';
 const JOB_TRIGGERS = 'app.jobs';
 const JOB_FAILURES = 'app.job-failures';
 
+let registry: WorkflowRegistry | undefined;
+
+/**
+ * The built-in workflows, loaded once per process and shared by every seed: a registry is only
+ * read once built (as in a service, where every component shares one), and building it parses
+ * each definition again.
+ */
+function builtInRegistry(): WorkflowRegistry {
+  registry ??= loadWorkflows();
+  return registry;
+}
+
 /**
  * The whole system inside one simulation: the same classes the services' `main.ts` files wire,
  * built per actor on the simulated bus, stores, leases, breakers and remotes, and rebuilt from
@@ -93,7 +105,7 @@ export class SimSystem {
   /** When each pause began and ended (virtual ms; `to` Infinity until resumed), for the invariants. */
   readonly pauseWindows: { agent: string; from: number; to: number }[] = [];
   private readonly lease = new InMemoryLease();
-  private readonly registry: WorkflowRegistry = loadWorkflows();
+  private readonly registry: WorkflowRegistry = builtInRegistry();
   private readonly logger: Logger = silentLogger();
   private readonly app: SimActor;
   private readonly operator: SimActor;

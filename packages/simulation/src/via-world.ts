@@ -10,16 +10,29 @@ export type CallObserver = (actor: SimActor, method: string, args: readonly unkn
  * wrapped once per actor is how several instances share state and each can crash on its own.
  */
 export function viaWorld<T extends object>(world: SimWorld, actor: SimActor, kind: CallKind, name: string, target: T, observe?: CallObserver): T {
+  // One wrapper per method, made at its first use: components call the same few methods thousands
+  // of times, and a fresh closure per property read was garbage on every awaited call.
+  const wrappers = new Map<string, (...args: unknown[]) => Promise<unknown>>();
+  const wrap = (prop: string, method: (...a: unknown[]) => unknown): ((...args: unknown[]) => Promise<unknown>) => {
+    // Async, with one await, as before the wrappers were kept: the number of microtask turns a call
+    // takes decides how continuations interleave, and with it what each seed explores.
+    const run = async (args: unknown[]): Promise<unknown> => {
+      const result: unknown = await method.apply(target, args);
+      observe?.(actor, prop, args, result);
+      return result;
+    };
+    return (...args: unknown[]) => world.io(actor, kind, world.tracing ? `${name}.${prop}(${describeArgs(args)})` : prop, () => run(args));
+  };
   return new Proxy(target, {
     get: (obj, prop, receiver) => {
       const value: unknown = Reflect.get(obj, prop, receiver);
       if (typeof value !== 'function' || typeof prop !== 'string') return value;
-      return (...args: unknown[]) =>
-        world.io(actor, kind, world.tracing ? `${name}.${prop}(${describeArgs(args)})` : prop, async () => {
-          const result: unknown = await (value as (...a: unknown[]) => unknown).apply(obj, args);
-          observe?.(actor, prop, args, result);
-          return result;
-        });
+      let wrapper = wrappers.get(prop);
+      if (wrapper === undefined) {
+        wrapper = wrap(prop, value as (...a: unknown[]) => unknown);
+        wrappers.set(prop, wrapper);
+      }
+      return wrapper;
     },
   });
 }
