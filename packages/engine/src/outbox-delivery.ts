@@ -9,14 +9,14 @@ type OwedMessage = Extract<OutboxEntry, { kind: 'message' }>;
 
 /**
  * Delivers a process's outbox (status events, alerts, and once it finished its history) and then
- * empties it of what it delivered, conditionally on the revision it read. Delivery is at least once: a crash before the outbox is
- * emptied means it is delivered again, by the next writer of the process or by the supervisor's
- * sweep, and the deterministic ids make the repeat a no-op (BullMQ drops a job whose id exists;
- * the history skips an `_id` it has).
+ * empties it of what it delivered, conditionally on the revision it read. Delivery is at least
+ * once: a crash before the outbox is emptied means it is delivered again, by the next writer of
+ * the process or by the supervisor's sweep, and the deterministic ids make the repeat a no-op
+ * (BullMQ drops a job whose id exists; the history skips an `_id` it has).
  *
- * The history and the messages go out side by side, so a delivery costs about two round trips
- * (both, then the clear) instead of one per entry; messages to one queue still leave in the
- * order they were owed, so an application sees a process's status events in order.
+ * The history (when due) and the messages go out side by side, so a delivery costs about two
+ * round trips (both, then the clear) instead of one per entry; messages to one queue still leave
+ * in the order they were owed, so an application sees a process's status events in order.
  */
 export class OutboxDelivery {
   constructor(
