@@ -160,6 +160,21 @@ describe('SubmissionHandler', () => {
     expect(ids[1]).toBe(ids[0]);
   });
 
+  it('answers two different orders rejected for the same reason each with its own Rejected', async () => {
+    const h = new Harness();
+    // Same workflow, payload and replyTo: only the orderId differs, as with one application's
+    // orders for a workflow that is not deployed.
+    await h.handler.handle(order({ orderId: 'order-a', workflow: 'no-such-flow' }));
+    await h.handler.handle(order({ orderId: 'order-b', workflow: 'no-such-flow' }));
+    await h.handler.handle(order({ orderId: 'order-a', workflow: 'no-such-flow' }));
+
+    const sent = h.outbox.to('app.status').map((s) => ({ orderId: (s.message as { orderId: string }).orderId, jobId: s.options?.jobId }));
+    expect(sent.map((s) => s.orderId)).toEqual(['order-a', 'order-b', 'order-a']);
+    // order-b's answer is not a repeat of order-a's; order-a's redelivery is.
+    expect(sent[1]?.jobId).not.toBe(sent[0]?.jobId);
+    expect(sent[2]?.jobId).toBe(sent[0]?.jobId);
+  });
+
   it('answers a redelivery of the same submission as the first time, never Duplicate', async () => {
     const h = new Harness();
     const first = await h.handler.handle(order());

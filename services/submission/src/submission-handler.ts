@@ -12,6 +12,7 @@ import type { Clock, TraceSpan, Tracing } from '@sas/runtime';
 import type { ProcessStore } from '@sas/store';
 import { createProcess, type WorkflowRegistry } from '@sas/workflow';
 import type { Logger } from 'pino';
+import { rejectedEventId } from './rejected-event-id';
 
 
 /** Keeps messages that cannot be handled (implemented by the bus's dead-letter queue). */
@@ -78,8 +79,7 @@ export class SubmissionHandler {
       const version = message.workflowVersion ? ` v${message.workflowVersion}` : '';
       const reason = `unknown workflow '${message.workflow}${version}'; known: ${registry.list().join(', ')}`;
       await this.deps.deadLetters.deadLetter({ queue: QueueNames.submission, reason, issues: [], original: message });
-      // The same id for the same submission, so a redelivery's Rejected is dropped as a repeat.
-      const eventId = `rejected.${fingerprint.slice(0, 40)}`;
+      const eventId = rejectedEventId(message.orderId, fingerprint);
       await this.status(message.replyTo, { eventId, orderId: message.orderId, status: 'Rejected', reason }, eventId);
       log.warn({ reason }, 'submission rejected');
       return { kind: 'rejected', reason };
