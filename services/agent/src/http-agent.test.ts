@@ -102,6 +102,17 @@ describe('the HTTP agent driven by a mapping', () => {
     expect(remote.received[0]?.headers['x-undoes']).toBe('order 1/reserve-stock/forward');
   });
 
+  it('sends {compensates.idempotencyKey} in the URL and the body of an undo', async () => {
+    const remote = await startRemote([json(200, { refunded: true })]);
+    server = remote.server;
+    const mapping = HttpMapping.parse({ operations: { refund: { url: '{env.URL}/refunds/{compensates.idempotencyKey}', body: { undoes: '{compensates.idempotencyKey}' } } } });
+    const agent = httpAgent('payment', mapping, { env: { URL: remote.url } });
+
+    await agent.operations['refund']!(callOf({ operation: 'refund', mode: 'compensate', compensates: { idempotencyKey: 'order 1/charge/forward', result: null } }));
+
+    expect(remote.received[0]).toMatchObject({ url: '/refunds/order%201%2Fcharge%2Fforward', body: { undoes: 'order 1/charge/forward' } });
+  });
+
   describe('with statuses listed as already done', () => {
     const mapping = HttpMapping.parse({
       operations: { reserve: { url: '{env.URL}/r', alreadyDoneStatuses: [409, 503, 200], resultPath: 'data', resultFields: { effectId: 'effectId' } } },
