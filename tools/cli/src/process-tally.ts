@@ -5,7 +5,7 @@ import type { ProcessDocument } from '@sas/contracts';
 export type ListedProcess = BulkCandidate & Pick<ProcessDocument, 'orderId'>;
 
 /** Label of a process that has no current step (it finished every step, or never started one). */
-export const NO_STEP = '-';
+const NO_STEP = '-';
 
 /**
  * Counts of the processes a filter selects, by state, by workflow and by current step (for an

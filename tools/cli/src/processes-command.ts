@@ -17,7 +17,7 @@ export interface ProcessesArgs {
 }
 
 /** How many processes are listed when `--limit` is not given. */
-export const DEFAULT_PROCESSES_LIMIT = 20;
+const DEFAULT_PROCESSES_LIMIT = 20;
 
 /** Only what the filter and a listing line read: never payloads, results or outboxes. */
 const PROJECTION = { _id: 1, orderId: 1, state: 1, workflow: 1, createdAt: 1, updatedAt: 1, reason: 1, currentStep: 1, 'steps.name': 1, 'steps.error': 1 } as const;
