@@ -1,4 +1,4 @@
-import { parseCliArgs } from './cli-args';
+import { HELP, parseCliArgs, wantsHelp } from './cli-args';
 
 describe('parseCliArgs', () => {
   it('reads port, host and TTL interval in both flag forms', () => {
@@ -21,5 +21,16 @@ describe('parseCliArgs', () => {
     );
     expect(() => parseCliArgs(['--verbose'])).toThrow("unknown argument '--verbose'");
     expect(() => parseCliArgs(['--ttl-interval-ms'])).toThrow('got nothing');
+  });
+
+  it('asks for the help with --help or -h anywhere, whatever else is given', () => {
+    expect(wantsHelp(['--help'])).toBe(true);
+    expect(wantsHelp(['--port', 'abc', '-h'])).toBe(true);
+    expect(wantsHelp(['--port', '0'])).toBe(false);
+  });
+
+  it('documents every option it parses', () => {
+    for (const flag of ['--port', '--host', '--ttl-interval-ms', '--repl-set', '--help']) expect(HELP).toContain(`\n  ${flag}`);
+    expect(HELP).toContain('keeps everything in memory');
   });
 });

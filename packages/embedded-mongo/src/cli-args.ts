@@ -1,7 +1,30 @@
 import type { EmbeddedMongoOptions } from './embedded-mongo-server';
 
 /** The CLI usage line, printed with argument errors. */
-export const USAGE = 'usage: node dist/cli.js [--port N] [--host H] [--ttl-interval-ms N] [--repl-set NAME]';
+export const USAGE = 'usage: node dist/cli.js [--port N] [--host H] [--ttl-interval-ms N] [--repl-set NAME] [--help]';
+
+/** What `--help` prints: the usage, what the server is, each option, and how it reports. */
+export const HELP = `${USAGE}
+
+Runs the embedded MongoDB: a MongoDB-wire-protocol server in TypeScript that implements the commands
+sas uses, for the demo and the tests. It keeps everything in memory: a restart loses every
+document, so it is never for production. Connect with directConnection=true.
+
+Options:
+  --port N             TCP port to listen on; 0 (default) picks a free one
+  --host H             address to listen on (default 127.0.0.1)
+  --ttl-interval-ms N  how often TTL indexes remove expired documents (default 1000)
+  --repl-set NAME      answer as a one-member replica set of this name (for clients that need one)
+  --help, -h           print this help and exit
+
+When ready it prints one JSON line to stdout, {"event":"listening","url":"mongodb://...","port":N};
+further log lines go to stderr as JSON (EMBEDDED_MONGO_DEBUG=1 adds debug lines). SIGTERM or
+SIGINT closes it and exits 0.`;
+
+/** Whether the arguments ask for the help (`--help` or `-h` anywhere): it wins over everything else. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h');
+}
 
 function integer(flag: string, value: string | undefined, min: number, max: number): number {
   const n = value === undefined ? Number.NaN : Number(value);

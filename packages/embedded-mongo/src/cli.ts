@@ -5,7 +5,7 @@
  * to stdout when ready (launchers wait for it), writes further log lines as JSON to stderr and
  * exits 0 after closing cleanly on SIGTERM/SIGINT.
  */
-import { parseCliArgs } from './cli-args';
+import { HELP, parseCliArgs, wantsHelp } from './cli-args';
 import { EmbeddedMongoServer, type EmbeddedMongoOptions } from './embedded-mongo-server';
 import type { LogLevel } from './log-sink';
 
@@ -14,6 +14,10 @@ function logLine(level: LogLevel, msg: string, fields: Record<string, unknown> =
 }
 
 function optionsOrExit(): EmbeddedMongoOptions {
+  if (wantsHelp(process.argv.slice(2))) {
+    process.stdout.write(`${HELP}\n`);
+    return process.exit(0);
+  }
   try {
     return parseCliArgs(process.argv.slice(2));
   } catch (error) {

@@ -44,7 +44,7 @@ describe('loadWorkflows', () => {
 
   it('says the file must hold an array', () => {
     expect(failureOf('{}')).toBe(
-      'WORKFLOWS_FILE has invalid workflow definitions: [] Expected array, received object',
+      'WORKFLOWS_FILE has invalid workflow definitions: workflows: Expected array, received object',
     );
   });
 
@@ -52,13 +52,13 @@ describe('loadWorkflows', () => {
     const bad = { name: 'Order Fulfilment', version: 0, steps: [], onPermanentFailure: 'retry' };
     expect(failureOf(JSON.stringify([bad]))).toBe(
       'WORKFLOWS_FILE has invalid workflow definitions: ' +
-        '[0.name] workflow names are lower-case words joined by -; ' +
-        '[0.version] Number must be greater than 0; ' +
-        '[0.steps] Array must contain at least 1 element(s); ' +
-        '[0.failureThreshold] Required; ' +
-        '[0.onThreshold] Required; ' +
-        "[0.onPermanentFailure] Invalid enum value. Expected 'compensate' | 'error', received 'retry'; " +
-        '[0.retentionMs] Required',
+        'workflows[0].name: workflow names are lower-case words joined by -; ' +
+        'workflows[0].version: Number must be greater than 0; ' +
+        'workflows[0].steps: Array must contain at least 1 element(s); ' +
+        'workflows[0].failureThreshold: Required; ' +
+        'workflows[0].onThreshold: Required; ' +
+        "workflows[0].onPermanentFailure: Invalid enum value. Expected 'compensate' | 'error', received 'retry'; " +
+        'workflows[0].retentionMs: Required',
     );
   });
 
@@ -72,17 +72,28 @@ describe('loadWorkflows', () => {
     };
     expect(failureOf(JSON.stringify([bad]))).toBe(
       'WORKFLOWS_FILE has invalid workflow definitions: ' +
-        '[0.steps.0.name] step names are lower-case words joined by -; ' +
-        '[0.steps.0.agent] agent names are lower-case words joined by -; ' +
-        '[0.steps.0.completeByMs] Number must be greater than 0; ' +
-        '[0.onThreshold.maxWaits] Required',
+        'workflows[0].steps[0].name: step names are lower-case words joined by -; ' +
+        'workflows[0].steps[0].agent: agent names are lower-case words joined by -; ' +
+        'workflows[0].steps[0].completeByMs: Number must be greater than 0; ' +
+        'workflows[0].onThreshold.maxWaits: Required',
+    );
+  });
+
+  it('refuses a misspelt key, naming its path and the key it most likely meant', () => {
+    const { failureThreshold, ...rest } = orderFulfilmentV1;
+    const steps = orderFulfilmentV1.steps.map((s, i) => (i === 1 ? { ...s, retry: { ...s.retry, maxAttemps: 3 } } : s));
+    const json = JSON.stringify([{ ...rest, name: 'typo', failureTreshold: failureThreshold, failureThreshold, steps }]);
+    expect(failureOf(json)).toBe(
+      'WORKFLOWS_FILE has invalid workflow definitions: ' +
+        "workflows[0].steps[1].retry: unknown key 'maxAttemps' (did you mean 'maxAttempts'?); " +
+        "workflows[0]: unknown key 'failureTreshold' (did you mean 'failureThreshold'?)",
     );
   });
 
   it('rejects a workflow that uses a step name twice', () => {
     const steps = [orderFulfilmentV1.steps[0], orderFulfilmentV1.steps[0]];
     expect(failureOf(JSON.stringify([{ ...orderFulfilmentV1, name: 'twice', steps }]))).toBe(
-      "WORKFLOWS_FILE has invalid workflow definitions: [0] step name 'reserve-inventory' is used twice",
+      "WORKFLOWS_FILE has invalid workflow definitions: workflows[0]: step name 'reserve-inventory' is used twice",
     );
   });
 

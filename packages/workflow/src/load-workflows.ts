@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { builtInWorkflows } from './order-fulfilment';
 import { WorkflowDefinition } from './workflow-definition';
+import { describeWorkflowIssues } from './workflow-issues';
 import { WorkflowRegistry } from './workflow-registry';
 
 /**
@@ -18,7 +19,8 @@ export function loadWorkflows(json?: string): WorkflowRegistry {
   }
   const parsed = z.array(WorkflowDefinition).safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `[${i.path.join('.')}] ${i.message}`).join('; ');
+    // The same lines as `sas workflows check`: `workflows[0].steps[1]: unknown key 'completeBy' …`.
+    const issues = describeWorkflowIssues(parsed.error.issues, 'workflows').join('; ');
     throw new Error(`WORKFLOWS_FILE has invalid workflow definitions: ${issues}`);
   }
   for (const w of parsed.data) registry.register(w);

@@ -1,8 +1,18 @@
 import { z } from 'zod';
 import { RetryPolicy } from '@sas/contracts';
+import { strictObject } from './strict-object';
 
-/** One step of a workflow: which agent runs which operation, how long it may take, and how to undo it. */
-export const StepDefinition = z.object({
+/**
+ * A step's retry policy as a workflow writes it: the message schema's fields, but unknown keys are
+ * refused here (a typo in a file), while `AgentRequest` keeps accepting fields newer schedulers add.
+ */
+const StepRetryPolicy = strictObject(RetryPolicy.shape);
+
+/**
+ * One step of a workflow: which agent runs which operation, how long it may take, and how to undo
+ * it. Every object of a definition refuses unknown keys (a typo would otherwise drop a setting).
+ */
+export const StepDefinition = strictObject({
   /** Unique within the workflow; part of the step's idempotency key, so never rename a live step. */
   name: z.string().regex(/^[a-z][a-z0-9-]*$/, 'step names are lower-case words joined by -'),
   /** Agent (remote service) that runs it. */
@@ -13,23 +23,27 @@ export const StepDefinition = z.object({
   /** How long one attempt may take before the supervisor recovers it. */
   completeByMs: z.number().int().positive(),
   /** The agent's retries of transient faults inside one attempt. */
-  retry: RetryPolicy,
+  retry: StepRetryPolicy,
 });
 export type StepDefinition = z.infer<typeof StepDefinition>;
 
 /** What happens when a step has been recovered `failureThreshold` times in a row. */
 export const ThresholdPolicy = z.discriminatedUnion('policy', [
   /** Mark the process Error and alert an operator, who can resubmit or cancel it. */
-  z.object({ policy: z.literal('error') }),
+  strictObject({ policy: z.literal('error') }),
   /** Wait `waitMs` (the fault may clear), then retry with a fresh count; after `maxWaits` waits, Error. */
-  z.object({ policy: z.literal('wait'), waitMs: z.number().int().positive(), maxWaits: z.number().int().positive() }),
+  strictObject({
+    policy: z.literal('wait'),
+    waitMs: z.number().int().positive(),
+    maxWaits: z.number().int().positive(),
+  }),
   /** Undo the completed steps in reverse order; the process ends Compensated. */
-  z.object({ policy: z.literal('compensate') }),
+  strictObject({ policy: z.literal('compensate') }),
 ]);
 export type ThresholdPolicy = z.infer<typeof ThresholdPolicy>;
 
 /** How long a step may stay parked (its remote's circuit open) before it counts as failed. */
-export const ParkingPolicy = z.object({
+export const ParkingPolicy = strictObject({
   /** Total time one step may spend parked in one direction; then `onThreshold` applies, with an alert. */
   maxParkedMs: z.number().int().positive(),
 });
@@ -39,29 +53,27 @@ export type ParkingPolicy = z.infer<typeof ParkingPolicy>;
 export const DEFAULT_MAX_PARKED_MS = 30 * 60 * 1000;
 
 /** A workflow is data: its steps in order and its failure policies. */
-export const WorkflowDefinition = z
-  .object({
-    name: z.string().regex(/^[a-z][a-z0-9-]*$/, 'workflow names are lower-case words joined by -'),
-    /** A process keeps the version it started with; publish changes as a new version. */
-    version: z.number().int().positive(),
-    steps: z.array(StepDefinition).min(1),
-    /** Recoveries of one step (complete-by passed, or retries exhausted) before `onThreshold` applies. */
-    failureThreshold: z.number().int().positive(),
-    onThreshold: ThresholdPolicy,
-    /** A permanent fault (the remote said no) compensates the completed steps, or stops in Error. */
-    onPermanentFailure: z.enum(['compensate', 'error']),
-    /** How long a finished process stays queryable before the TTL index removes it. */
-    retentionMs: z.number().int().positive(),
-    /** Bound on parking; {@link DEFAULT_MAX_PARKED_MS} when absent (definitions written before it). */
-    parking: ParkingPolicy.optional(),
-  })
-  .superRefine((w, ctx) => {
-    const seen = new Set<string>();
-    for (const s of w.steps) {
-      if (seen.has(s.name)) ctx.addIssue({ code: 'custom', message: `step name '${s.name}' is used twice` });
-      seen.add(s.name);
-    }
-  });
+export const WorkflowDefinition = strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9-]*$/, 'workflow names are lower-case words joined by -'),
+  /** A process keeps the version it started with; publish changes as a new version. */
+  version: z.number().int().positive(),
+  steps: z.array(StepDefinition).min(1),
+  /** Recoveries of one step (complete-by passed, or retries exhausted) before `onThreshold` applies. */
+  failureThreshold: z.number().int().positive(),
+  onThreshold: ThresholdPolicy,
+  /** A permanent fault (the remote said no) compensates the completed steps, or stops in Error. */
+  onPermanentFailure: z.enum(['compensate', 'error']),
+  /** How long a finished process stays queryable before the TTL index removes it. */
+  retentionMs: z.number().int().positive(),
+  /** Bound on parking; {@link DEFAULT_MAX_PARKED_MS} when absent (definitions written before it). */
+  parking: ParkingPolicy.optional(),
+}).superRefine((w, ctx) => {
+  const seen = new Set<string>();
+  for (const s of w.steps) {
+    if (seen.has(s.name)) ctx.addIssue({ code: 'custom', message: `step name '${s.name}' is used twice` });
+    seen.add(s.name);
+  }
+});
 export type WorkflowDefinition = z.infer<typeof WorkflowDefinition>;
 
 /** The workflow's parking bound, with the default applied. */

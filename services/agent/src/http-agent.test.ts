@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
-import { PermanentError, createLogger } from '@sas/runtime';
+import { PermanentError, TransientError, createLogger } from '@sas/runtime';
 import type { AgentCall } from '@sas/agent';
 import { httpAgent, readMappingFile } from './http-agent';
 import { HttpMapping } from './http-mapping';
@@ -102,6 +102,40 @@ describe('the HTTP agent driven by a mapping', () => {
     expect(remote.received[0]?.headers['x-undoes']).toBe('order 1/reserve-stock/forward');
   });
 
+  it('sends {compensates.idempotencyKey} in the URL and the body of an undo', async () => {
+    const remote = await startRemote([json(200, { refunded: true })]);
+    server = remote.server;
+    const mapping = HttpMapping.parse({ operations: { refund: { url: '{env.URL}/refunds/{compensates.idempotencyKey}', body: { undoes: '{compensates.idempotencyKey}' } } } });
+    const agent = httpAgent('payment', mapping, { env: { URL: remote.url } });
+
+    await agent.operations['refund']!(callOf({ operation: 'refund', mode: 'compensate', compensates: { idempotencyKey: 'order 1/charge/forward', result: null } }));
+
+    expect(remote.received[0]).toMatchObject({ url: '/refunds/order%201%2Fcharge%2Fforward', body: { undoes: 'order 1/charge/forward' } });
+  });
+
+  describe('with statuses listed as already done', () => {
+    const mapping = HttpMapping.parse({
+      operations: { reserve: { url: '{env.URL}/r', alreadyDoneStatuses: [409, 503, 200], resultPath: 'data', resultFields: { effectId: 'effectId' } } },
+    });
+    const reserve = (url: string): ReturnType<typeof httpAgent>['operations'][string] => httpAgent('warehouse', mapping, { env: { URL: url } }).operations['reserve']!;
+
+    it('takes a status that is also transient as already done, with the result {}', async () => {
+      const remote = await startRemote([json(503, { error: 'busy' }), json(409, { error: 'exists' })]);
+      server = remote.server;
+      await expect(reserve(remote.url)(callOf({}))).resolves.toEqual({});
+      await expect(reserve(remote.url)(callOf({}))).resolves.toEqual({});
+    });
+
+    it('gives a 2xx the result a success gives, and takes one without its result as an unknown outcome', async () => {
+      const remote = await startRemote([json(200, { data: { id: 'r-1' }, effectId: 'e-1' }), json(200, { data: { id: 'r-1' } })]);
+      server = remote.server;
+      await expect(reserve(remote.url)(callOf({}))).resolves.toEqual({ id: 'r-1', effectId: 'e-1' });
+      const failure = await reserve(remote.url)(callOf({})).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(TransientError);
+      expect((failure as Error).message).toMatch(/^warehouse\/reserve answered 200 without its result \(effectId: missing\)/);
+    });
+  });
+
   it('fails permanently, sending nothing, when the request lacks what the mapping references', async () => {
     const remote = await startRemote([json(200, {})]);
     server = remote.server;
@@ -119,6 +153,15 @@ describe('the HTTP agent driven by a mapping', () => {
   it('refuses to start when a variable the mapping reads is unset, naming the field', () => {
     expect(() => httpAgent('warehouse', HttpMapping.parse(warehouse), { env: { WAREHOUSE_URL: 'http://x' } })).toThrow(
       'operations.reserve.headers.Authorization: {env.WAREHOUSE_TOKEN} needs WAREHOUSE_TOKEN, which is not set',
+    );
+  });
+
+  it('refuses to start a mapping built in code whose reference can never resolve, and lists the valid ones', () => {
+    const built: HttpMapping = { operations: { refund: { ...HttpMapping.parse({ operations: { refund: { url: 'http://s' } } }).operations['refund']!, url: 'http://s/{compensates.foo.id}' } } };
+    expect(() => httpAgent('payment', built, { env: {} })).toThrow(
+      "The HTTP mapping of agent 'payment' has references that can never resolve:\n" +
+        '  operations.refund.url: {compensates.foo.id}: compensates holds idempotencyKey and result only; write {compensates.idempotencyKey} or {compensates.result.FIELD}\n' +
+        'The references a template may hold: {agent}',
     );
   });
 
@@ -142,7 +185,19 @@ describe('the HTTP agent driven by a mapping', () => {
         `AGENT_MAPPING_FILE '${path}' is not a valid mapping:\n` +
           '  operations.ship.url: {order.id} is not a known reference; start it with one of agent, operation, orderId, processId, step, mode, idempotencyKey, payload, results, compensates, env\n' +
           "  operations.ship.transientStatuses.0: a status class is written like '5xx'\n" +
-          "  operations.ship: Unrecognized key(s) in object: 'methd'",
+          "  operations.ship: Unrecognized key(s) in object: 'methd'\n" +
+          'The references a template may hold: {agent} {operation} {orderId} {processId} {step} {mode} {idempotencyKey} {payload} {payload.PATH} ' +
+          '{results} {results.STEP} {results.STEP.PATH} {compensates} {compensates.idempotencyKey} {compensates.result} {compensates.result.PATH} {env.NAME}',
+      );
+    });
+
+    it('refuses at start a reference whose later segment can never resolve, naming the operation and the field', () => {
+      const undo = { url: 'http://s/undo/{compensates.result.id}', body: { undoes: '{compensates.idempotencyKey}', ref: ['{compensates.foo.id}'] } };
+      const path = write(JSON.stringify({ operations: { refund: undo } }));
+      expect(() => readMappingFile(path)).toThrow(
+        `AGENT_MAPPING_FILE '${path}' is not a valid mapping:\n` +
+          '  operations.refund.body.ref.0: {compensates.foo.id}: compensates holds idempotencyKey and result only; write {compensates.idempotencyKey} or {compensates.result.FIELD}\n' +
+          'The references a template may hold: {agent}',
       );
     });
 

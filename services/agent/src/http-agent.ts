@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import type { AgentDefinition, OperationHandler } from '@sas/agent';
 import { describeIssues } from '@sas/contracts';
 import { ConfigError, type Clock } from '@sas/runtime';
-import { HttpMapping } from './http-mapping';
+import { HttpMapping, isReferenceIssue } from './http-mapping';
 import { createHttpRemoteCall } from './http-remote-call';
 import type { HttpFetch } from './keep-alive-fetch';
-import { referencesIn } from './template';
+import { VALID_REFERENCES, referenceProblem, referencesAt, referencesIn } from './template';
 
 /**
  * Reads and validates a mapping file. Every problem names the file and the field.
@@ -30,7 +30,8 @@ export function readMappingFile(path: string): HttpMapping {
   const parsed = HttpMapping.safeParse(json);
   if (!parsed.success) {
     const issues = describeIssues(parsed.error);
-    throw new ConfigError(`AGENT_MAPPING_FILE '${path}' is not a valid mapping:\n  ${issues.join('\n  ')}`, issues);
+    const valid = parsed.error.issues.some(isReferenceIssue) ? `\nThe references a template may hold: ${VALID_REFERENCES}` : '';
+    throw new ConfigError(`AGENT_MAPPING_FILE '${path}' is not a valid mapping:\n  ${issues.join('\n  ')}${valid}`, issues);
   }
   return parsed.data;
 }
@@ -49,7 +50,8 @@ export interface HttpAgentOptions {
  * The agent `name` whose operations are HTTP calls as `mapping` says; `*` handles every operation
  * not listed.
  *
- * @throws ConfigError naming the field of every `{env.X}` reference whose variable is not set.
+ * @throws ConfigError naming the operation and field of every reference that can never resolve
+ *   (`{compensates.foo.id}`), and of every `{env.X}` reference whose variable is not set.
  */
 export function httpAgent(
   name: string,
@@ -58,16 +60,25 @@ export function httpAgent(
 ): AgentDefinition & { operations: Record<string, OperationHandler<unknown>> } {
   const env: Record<string, string> = {};
   const missing: string[] = [];
+  const invalid: string[] = [];
   for (const [operation, m] of Object.entries(mapping.operations)) {
     const fields = { url: m.url, body: m.body, ...Object.fromEntries(Object.entries(m.headers).map(([h, t]) => [`headers.${h}`, t])) };
     for (const [field, template] of Object.entries(fields)) {
-      for (const reference of referencesIn(template).filter((r) => r.startsWith('env.'))) {
+      // A mapping built in code has not been through HttpMapping's parse: check it here too.
+      for (const { reference, at } of referencesAt(template)) {
+        const problem = referenceProblem(reference);
+        if (problem) invalid.push(`operations.${operation}.${[field, ...at].join('.')}: ${problem}`);
+      }
+      for (const reference of referencesIn(template).filter((r) => r.startsWith('env.') && referenceProblem(r) === null)) {
         const variable = reference.slice('env.'.length);
         const value = options.env[variable];
         if (value === undefined) missing.push(`operations.${operation}.${field}: {${reference}} needs ${variable}, which is not set`);
         else env[variable] = value;
       }
     }
+  }
+  if (invalid.length) {
+    throw new ConfigError(`The HTTP mapping of agent '${name}' has references that can never resolve:\n  ${invalid.join('\n  ')}\nThe references a template may hold: ${VALID_REFERENCES}`, invalid);
   }
   if (missing.length) throw new ConfigError(`The HTTP mapping of agent '${name}' reads unset variables:\n  ${missing.join('\n  ')}`, missing);
   const handlerOf = (operation: string): OperationHandler<unknown> | undefined => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { referenceProblem, referencesIn } from './template';
+import { referenceProblem, referencesAt } from './template';
 import { DEFAULT_TRANSIENT_STATUSES, type StatusPattern } from './status-class';
 
 const Status = z.union([
@@ -7,20 +7,26 @@ const Status = z.union([
   z.string().regex(/^[1-5]xx$/, "a status class is written like '5xx'"),
 ]) as z.ZodType<StatusPattern>;
 
-/** A template whose references must all be known ones. */
-const Template = z.string().superRefine((t, ctx) => {
-  for (const r of referencesIn(t)) {
-    const problem = referenceProblem(r);
-    if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
+/**
+ * Adds an issue for every reference of `template` that can never resolve, at the place that holds
+ * it (`body.undo.id`), marked so that the file's error can list the valid references once.
+ */
+function checkReferences(template: unknown, ctx: z.RefinementCtx): void {
+  for (const { reference, at } of referencesAt(template)) {
+    const problem = referenceProblem(reference);
+    if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem, path: at, params: { reference: true } });
   }
-});
+}
 
-const JsonTemplate: z.ZodType<unknown> = z.unknown().superRefine((t, ctx) => {
-  for (const r of referencesIn(t)) {
-    const problem = referenceProblem(r);
-    if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
-  }
-});
+/** A template whose references must all resolve, every segment checked. */
+const Template = z.string().superRefine(checkReferences);
+
+const JsonTemplate: z.ZodType<unknown> = z.unknown().superRefine(checkReferences);
+
+/** Whether an issue is about a reference (see {@link checkReferences}). */
+export function isReferenceIssue(issue: z.ZodIssue): boolean {
+  return issue.code === z.ZodIssueCode.custom && issue.params?.['reference'] === true;
+}
 
 const HeaderName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'not a valid HTTP header name');
 
@@ -45,8 +51,10 @@ export const OperationMapping = z
     /** Statuses worth retrying; 3xx is always an unknown outcome (transient). @default [429, "5xx"] */
     transientStatuses: z.array(Status).default([...DEFAULT_TRANSIENT_STATUSES]),
     /**
-     * Statuses that mean the effect is already there (a success), e.g. `[409]`; a 2xx one carries
-     * its result as a success does, any other gives the result `{}`. @default []
+     * Statuses that mean the effect is already there (a success), e.g. `[409]`. Checked before
+     * anything else, so a status listed here and in `transientStatuses` (or a 3xx) is already
+     * done. A 2xx one gives its result exactly as a success does; any other gives the result `{}`.
+     * @default []
      */
     alreadyDoneStatuses: z.array(Status).default([]),
     /** Dotted path of the result in a success body, e.g. `data.reservation`; absent: the whole body. */

@@ -88,9 +88,11 @@ export function createHttpRemoteCall(mapping: OperationMapping, options: HttpRem
       case 'ok':
         return resultOf(mapping, target, status, text, unknown);
       case 'already-done':
-        // The effect is there. A 2xx carries its result as a success does; another status (409,
-        // 404 on an undo) carries an explanation, not a result.
-        return status >= 200 && status < 300 ? alreadyDoneResult(mapping, text) : {};
+        // The effect is there. A 2xx carries its result exactly as a success does (resultPath,
+        // resultFields, and an unreadable result is an unknown outcome): listing a 2xx here must not
+        // store a result the same answer would not give as a plain success. Another status (409,
+        // 404 on an undo) carries an explanation, not a result: the step's result is {}.
+        return status >= 200 && status < 300 ? resultOf(mapping, target, status, text, unknown) : {};
       case 'redirect': {
         const location = response.headers.get('location') ?? '(no Location header)';
         throw new TransientError(
@@ -173,16 +175,6 @@ function resultOf(mapping: OperationMapping, target: string, status: number, tex
     throw new TransientError(`${target} answered ${status} without its result (${missing.join('; ')}); ${unknown}`);
   }
   return { ...result, ...extras };
-}
-
-function alreadyDoneResult(mapping: OperationMapping, text: string): JsonObject {
-  try {
-    const json: unknown = JSON.parse(text);
-    const result = mapping.resultPath === undefined ? json : lookup(json, mapping.resultPath);
-    return isObject(result) ? result : {};
-  } catch {
-    return {};
-  }
 }
 
 function isObject(value: unknown): value is JsonObject {

@@ -1,4 +1,4 @@
-import { MissingReferenceError, fillJson, fillString, referenceProblem, referencesIn, type TemplateScope } from './template';
+import { MissingReferenceError, fillJson, fillString, referenceProblem, referencesAt, referencesIn, type TemplateScope } from './template';
 
 const scope: TemplateScope = {
   agent: 'warehouse',
@@ -43,5 +43,31 @@ describe('templates of the HTTP mapping', () => {
       '{order.id} is not a known reference; start it with one of agent, operation, orderId, processId, step, mode, idempotencyKey, payload, results, compensates, env',
     );
     expect(referenceProblem('env.A.B')).toBe('{env.A.B} must name one variable: {env.NAME}');
+  });
+
+  it('checks every segment of a reference, not only its root', () => {
+    for (const ok of ['orderId', 'payload', 'payload.lines.0.sku', 'results', 'results.charge-payment.chargeId', 'compensates', 'compensates.idempotencyKey', 'compensates.result', 'compensates.result.reservation.id', 'env.TOKEN']) {
+      expect([ok, referenceProblem(ok)]).toEqual([ok, null]);
+    }
+    expect(referenceProblem('compensates.foo.id')).toBe(
+      '{compensates.foo.id}: compensates holds idempotencyKey and result only; write {compensates.idempotencyKey} or {compensates.result.FIELD}',
+    );
+    expect(referenceProblem('compensates.idempotencyKey.x')).toBe(
+      '{compensates.idempotencyKey.x}: compensates.idempotencyKey is text and has no fields; write {compensates.idempotencyKey}',
+    );
+    expect(referenceProblem('orderId.id')).toBe('{orderId.id}: orderId is text and has no fields; write {orderId}');
+  });
+
+  it('fills {compensates.idempotencyKey} with the key of the forward call being undone', () => {
+    const undo = { ...scope, mode: 'compensate', compensates: { idempotencyKey: 'order 7/a/reserve-stock/forward', result: null } };
+    expect(fillString('/undo/{compensates.idempotencyKey}', undo, encodeURIComponent)).toBe('/undo/order%207%2Fa%2Freserve-stock%2Fforward');
+    expect(fillJson({ undoes: '{compensates.idempotencyKey}' }, undo)).toEqual({ undoes: 'order 7/a/reserve-stock/forward' });
+  });
+
+  it('places each reference of a JSON template at the field that holds it', () => {
+    expect(referencesAt({ a: ['{orderId}'], b: { c: 'x {env.A}' } })).toEqual([
+      { reference: 'orderId', at: ['a', 0] },
+      { reference: 'env.A', at: ['b', 'c'] },
+    ]);
   });
 });

@@ -34,20 +34,59 @@ export class MissingReferenceError extends Error {
 
 /** Every reference in a template (a string, or a JSON value whose string leaves are templates). */
 export function referencesIn(template: unknown): string[] {
-  if (typeof template === 'string') return [...template.matchAll(REFERENCE)].map((m) => m[1] ?? '');
-  if (Array.isArray(template)) return template.flatMap(referencesIn);
-  if (template !== null && typeof template === 'object') return Object.values(template).flatMap(referencesIn);
+  return referencesAt(template).map((r) => r.reference);
+}
+
+/** A reference and where it sits in a JSON template: the keys and indexes down to its string leaf. */
+export interface PlacedReference {
+  reference: string;
+  at: (string | number)[];
+}
+
+/** Every reference in a template with its place, so a problem can name the body field that holds it. */
+export function referencesAt(template: unknown, at: (string | number)[] = []): PlacedReference[] {
+  if (typeof template === 'string') return [...template.matchAll(REFERENCE)].map((m) => ({ reference: m[1] ?? '', at }));
+  if (Array.isArray(template)) return template.flatMap((t, i) => referencesAt(t, [...at, i]));
+  if (template !== null && typeof template === 'object') return Object.entries(template).flatMap(([k, v]) => referencesAt(v, [...at, k]));
   return [];
 }
 
-/** Why a reference can never resolve (an unknown root), or null. */
+/** Every reference a template may hold, as the reference table documents it. */
+export const VALID_REFERENCES =
+  '{agent} {operation} {orderId} {processId} {step} {mode} {idempotencyKey} {payload} {payload.PATH} {results} {results.STEP} ' +
+  '{results.STEP.PATH} {compensates} {compensates.idempotencyKey} {compensates.result} {compensates.result.PATH} {env.NAME}';
+
+/** Roots that are text: nothing can follow them. */
+const TEXT_ROOTS: ReadonlySet<string> = new Set(['agent', 'operation', 'orderId', 'processId', 'step', 'mode', 'idempotencyKey']);
+
+/**
+ * Why a reference can never resolve, or null. Every segment is checked, not only the root: what
+ * the agent fills in has a fixed shape (text, `compensates` with `idempotencyKey` and `result`, one
+ * variable per `env`), and only `payload`, `results` and `compensates.result` hold the
+ * application's own data, whose fields cannot be known before a request arrives.
+ */
 export function referenceProblem(reference: string): string | null {
-  const root = reference.split('.')[0] ?? '';
-  if ((TEMPLATE_ROOTS as readonly string[]).includes(root)) {
-    if (root === 'env' && reference.split('.').length !== 2) return `{${reference}} must name one variable: {env.NAME}`;
-    return null;
+  const [root = '', ...rest] = reference.split('.');
+  if (TEXT_ROOTS.has(root)) {
+    return rest.length === 0 ? null : `{${reference}}: ${root} is text and has no fields; write {${root}}`;
   }
-  return `{${reference}} is not a known reference; start it with one of ${TEMPLATE_ROOTS.join(', ')}`;
+  switch (root) {
+    case 'payload':
+    case 'results':
+      return null;
+    case 'env':
+      return rest.length === 1 ? null : `{${reference}} must name one variable: {env.NAME}`;
+    case 'compensates': {
+      const [field, ...deeper] = rest;
+      if (field === undefined || field === 'result') return null;
+      if (field === 'idempotencyKey') {
+        return deeper.length === 0 ? null : `{${reference}}: compensates.idempotencyKey is text and has no fields; write {compensates.idempotencyKey}`;
+      }
+      return `{${reference}}: compensates holds idempotencyKey and result only; write {compensates.idempotencyKey} or {compensates.result.FIELD}`;
+    }
+    default:
+      return `{${reference}} is not a known reference; start it with one of ${TEMPLATE_ROOTS.join(', ')}`;
+  }
 }
 
 /** The value at a dotted path, or undefined. Own properties only. */

@@ -35,6 +35,21 @@ describe('checkWorkflows', () => {
     });
   });
 
+  it('refuses unknown keys at every level, naming the path and the key meant when one is close', () => {
+    const steps = orderFulfilmentV1.steps.map((s, i) => (i === 0 ? { ...s, completeBy: 5000 } : s));
+    const typo = { ...shop, failureTreshold: 3, steps, onThreshold: { policy: 'compensate', waitMs: 10 }, parking: { maxParkedMS: 1 }, owner: 'team-a' };
+    expect(check([typo])).toEqual({
+      ok: false,
+      lines: [
+        "workflows[0].steps[0]: unknown key 'completeBy' (did you mean 'completeByMs'?)",
+        "workflows[0].onThreshold: unknown key 'waitMs'; the keys here are policy",
+        'workflows[0].parking.maxParkedMs: Required',
+        "workflows[0].parking: unknown key 'maxParkedMS' (did you mean 'maxParkedMs'?)",
+        "workflows[0]: unknown keys 'failureTreshold' (did you mean 'failureThreshold'?), 'owner'; the keys here are name, version, steps, failureThreshold, onThreshold, onPermanentFailure, retentionMs, parking",
+      ],
+    });
+  });
+
   it('names a definition that uses a step name twice', () => {
     const steps = [orderFulfilmentV1.steps[0], orderFulfilmentV1.steps[0]];
     expect(check([{ ...shop, steps }]).lines).toEqual(["workflows[0]: step name 'reserve-inventory' is used twice"]);

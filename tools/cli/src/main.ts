@@ -4,9 +4,12 @@ import { parseArgs } from 'node:util';
 import { BULK_USAGE, runBulkCommand } from './bulk-command';
 import { AGENT_PAUSE_USAGE, runAgentPauseCommand } from './agent-pause-command';
 import { cliEnv } from './cli-env';
+import { endQuietlyOnClosedPipe } from './closed-pipe';
+import { COMMAND_HELP, renderCommandHelp } from './command-help';
 import { runDemo } from './demo/run-demo';
 import { JOBS_USAGE, runJobsCommand } from './jobs-command';
-import { sendOperatorCommand } from './operator-command';
+import { runOperatorCommand } from './operator-command';
+import { runProcessesCommand } from './processes-command';
 import { showProcess } from './show-process';
 import { submitOrder } from './submit-order';
 import { WORKFLOWS_USAGE, runWorkflowsCommand } from './workflows-command';
@@ -16,15 +19,18 @@ const USAGE = `Usage: sas <command> [options]
   demo [--orders N] [--faults none|mild|chaos] [--keep] [--timeout-ms N]
         start the whole system locally, submit demo orders, show progress and a summary
   submit --order-id ID [--workflow NAME] [--payload JSON] [--reply-to QUEUE]
-  status <processId|orderId>      show a process and its history
-  resubmit <processId> [--by NAME] [--reason TEXT]  restart an Error process from its failed step
-  cancel <processId> [--by NAME] [--reason TEXT]    stop an unfinished process and undo what it did
+  status <processId|orderId>         show a process and its history (says which id matched)
+  processes [--state S[,S]] [--workflow W] [--failed-step STEP] [--limit N] ...
+                                     count processes by state, workflow and step; list the latest
+  resubmit <processId|orderId> [--by NAME] [--reason TEXT]  restart an Error process from its failed step
+  cancel <processId|orderId> [--by NAME] [--reason TEXT]    stop an unfinished process and undo what it did
 ${BULK_USAGE}
 ${AGENT_PAUSE_USAGE}
 ${JOBS_USAGE}
 ${WORKFLOWS_USAGE}
 
-Commands other than demo and workflows use REDIS_URL, MONGO_URL, MONGO_DB and QUEUE_PREFIX (as the services do).`;
+Commands other than demo and workflows use REDIS_URL, MONGO_URL, MONGO_DB and QUEUE_PREFIX (as the services do).
+sas <command> --help describes a command, its options and an example.`;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -34,7 +40,10 @@ async function main(argv: string[]): Promise<number> {
       orders: { type: 'string', default: '20' },
       faults: { type: 'string', default: 'mild' },
       keep: { type: 'boolean', default: false },
-      'timeout-ms': { type: 'string', default: '120000' },
+      // No default here: demo waits 120 s for its orders, resubmit and cancel 30 s for an answer.
+      'timeout-ms': { type: 'string' },
+      'process-id': { type: 'string' },
+      limit: { type: 'string' },
       'order-id': { type: 'string' },
       // No default here: bulk filters only by a workflow given; submit defaults it below.
       workflow: { type: 'string' },
@@ -59,7 +68,8 @@ async function main(argv: string[]): Promise<number> {
   });
   const [command, target] = positionals;
   if (values.help || !command) {
-    console.log(USAGE);
+    const help = command === undefined ? undefined : COMMAND_HELP[command];
+    console.log(help ? renderCommandHelp(help) : USAGE);
     return command || values.help ? 0 : 2;
   }
   const env = cliEnv(process.env);
@@ -69,7 +79,7 @@ async function main(argv: string[]): Promise<number> {
       const faults = values.faults;
       if (!Number.isInteger(orders) || orders < 1 || orders > 10_000) throw new Error(`--orders must be 1..10000 (got '${values.orders}')`);
       if (faults !== 'none' && faults !== 'mild' && faults !== 'chaos') throw new Error(`--faults must be none, mild or chaos (got '${faults}')`);
-      return runDemo({ orders, faults, keep: values.keep, timeoutMs: Number(values['timeout-ms']), out: (l) => console.log(l) });
+      return runDemo({ orders, faults, keep: values.keep, timeoutMs: Number(values['timeout-ms'] ?? 120_000), out: (l) => console.log(l) });
     }
     case 'submit': {
       if (!values['order-id']) throw new Error('submit needs --order-id');
@@ -78,15 +88,20 @@ async function main(argv: string[]): Promise<number> {
       console.log(`submitted ${submitted.orderId} (job ${submitted.jobId})`);
       return 0;
     }
-    case 'status':
-      if (!target) throw new Error('status needs a process id or order id');
-      return (await showProcess(env, target, (l) => console.log(l))) ? 0 : 1;
+    case 'status': {
+      const [id, only] = processTarget(command, target, values['process-id'], values['order-id']);
+      return (await showProcess(env, id, (l) => console.log(l), only)) ? 0 : 1;
+    }
+    case 'processes': {
+      const args = { state: values.state, workflow: values.workflow, failedStep: values['failed-step'], timeField: values['time-field'], since: values.since, until: values.until, text: values.text, limit: values.limit };
+      return runProcessesCommand(env, args, (l) => console.log(l));
+    }
     case 'resubmit':
     case 'cancel': {
-      if (!target) throw new Error(`${command} needs a process id`);
-      const result = await sendOperatorCommand(env, command, target, values.by, values.reason);
-      console.log(`${result.ok ? 'done' : 'refused'}: ${result.message}`);
-      return result.ok ? 0 : 1;
+      const [id, only] = processTarget(command, target, values['process-id'], values['order-id']);
+      const timeoutMs = values['timeout-ms'] === undefined ? undefined : Number(values['timeout-ms']);
+      if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new Error(`--timeout-ms must be a positive number of milliseconds (got '${values['timeout-ms']}')`);
+      return runOperatorCommand(env, command, id, { by: values.by, reason: values.reason, only, timeoutMs }, (l) => console.log(l));
     }
     case 'bulk': {
       const id = target === 'show' ? positionals[2] : values.id;
@@ -111,6 +126,15 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** The process a command names: the argument (either kind of id), or --process-id, or --order-id; exactly one. */
+function processTarget(command: string, positional: string | undefined, processId: string | undefined, orderId: string | undefined): [string, 'processId' | 'orderId' | undefined] {
+  const given = [positional, processId, orderId].filter((v) => v !== undefined);
+  if (given.length !== 1) throw new Error(`${command} needs one process: sas ${command} <processId|orderId>, or --process-id ID, or --order-id ID`);
+  if (processId !== undefined) return [processId, 'processId'];
+  if (orderId !== undefined) return [orderId, 'orderId'];
+  return [positional as string, undefined];
+}
+
 /** The --payload option as JSON; whether it is a valid order payload is the client's check. */
 function parsePayload(text: string): Record<string, unknown> {
   try {
@@ -119,6 +143,13 @@ function parsePayload(text: string): Record<string, unknown> {
     throw new Error(`--payload is not JSON (${e instanceof Error ? e.message : String(e)}); pass an object, e.g. --payload '{"sku":"kettle"}'`);
   }
 }
+
+// A closed pipe ends the CLI quietly: at once, or through the SIGINT handler of a command that
+// runs services (demo --keep, up), so that it stops them as on Ctrl-C.
+endQuietlyOnClosedPipe([process.stdout, process.stderr], () => {
+  if (process.listenerCount('SIGINT') > 0) process.emit('SIGINT', 'SIGINT');
+  else process.exit(0);
+});
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

@@ -1,17 +1,22 @@
-import type { ProcessDocument } from '@sas/contracts';
 import { MongoProcessStore, connectStore } from '@sas/store';
 import type { CliEnv } from './cli-env';
+import { resolveProcess, type ProcessIdKind } from './resolve-process';
 
-/** Prints a process (found by process id or order id) and its history. Returns false when not found. */
-export async function showProcess(env: CliEnv, id: string, out: (line: string) => void): Promise<boolean> {
+/**
+ * `sas status`: prints which process matched (by process id or orderId, see
+ * {@link resolveProcess}), then its state, steps and history. Returns false when none matched.
+ */
+export async function showProcess(env: CliEnv, id: string, out: (line: string) => void, only?: ProcessIdKind): Promise<boolean> {
   const connection = await connectStore(env.mongoUrl, env.mongoDb);
   try {
     const store = new MongoProcessStore(connection.db);
-    const doc: ProcessDocument | null = (await store.get(id)) ?? (await store.getByOrderId(id));
-    if (!doc) {
-      out(`No process with id or orderId '${id}' in ${env.mongoDb}.`);
+    const resolved = await resolveProcess(store, id, `database ${env.mongoDb}`, only);
+    if (!resolved.found) {
+      out(resolved.message);
       return false;
     }
+    const { doc } = resolved;
+    out(resolved.line);
     out(`process ${doc._id}  order ${doc.orderId}  ${doc.workflow} v${doc.workflowVersion}`);
     out(`state ${doc.state} (${doc.mode})  attempt ${doc.attempt}  failures ${doc.failureCount}  lockedBy ${doc.lockedBy ?? '-'}`);
     if (doc.reason) out(`reason: ${doc.reason}`);
