@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { HttpMapping, remoteSimMapping } from '@sas/http-agent';
 import { serviceNodeOptions } from '@sas/stack';
+import { loadWorkflows } from '@sas/workflow';
 import { copySources, dockerIgnoreMatcher, readDockerfile } from './dockerfile-reader';
 import { isYamlMap, type YamlMap } from './yaml-document';
 import {
@@ -41,6 +43,19 @@ function environmentOf(spec: YamlMap): YamlMap {
  * app service must scale.
  */
 const PUBLISHED = new Set(['remote-sim', 'dashboard']);
+
+/**
+ * The host file a container reads at `path`, from a short-syntax bind mount `SOURCE:TARGET[:ro]`
+ * whose source may be `${VAR:-default}` (compose's interpolation): the default, relative to the
+ * repository, and the variable that replaces it.
+ */
+function mountedHostFile(spec: YamlMap, path: string): { source: string; variable?: string; readOnly: boolean } | { problem: string } {
+  const volumes = Array.isArray(spec['volumes']) ? spec['volumes'].map(String) : [];
+  const entry = volumes.map((v) => /^(\$\{(\w+):-([^}]+)\}|[^:]+):([^:]+)(?::(ro|rw))?$/.exec(v)).find((m) => m?.[4] === path);
+  if (!entry) return { problem: `no volume is mounted at ${path} (volumes: ${JSON.stringify(volumes)})` };
+  const source = entry[3] ?? entry[1] ?? '';
+  return { source, ...(entry[2] ? { variable: entry[2] } : {}), readOnly: entry[5] === 'ro' };
+}
 
 describe('docker-compose.yml', () => {
   it('runs every service that has a src/main.ts, and every SERVICE build arg names one', () => {
@@ -149,6 +164,32 @@ describe('docker-compose.yml', () => {
     for (const { name, spec } of lists) {
       const listed = String(environmentOf(spec)['AGENTS']).split(',').map((a) => a.trim());
       expect({ name, agents: [...listed].sort() }).toEqual({ name, agents: [...agents].sort() });
+    }
+  });
+
+  it('gives submission, scheduler and supervisor one workflows file, mounted read-only, that loads and names agents compose runs', () => {
+    const core = appServices.filter((s) => ['submission', 'scheduler', 'supervisor'].includes(s.dir));
+    expect(core.map((s) => s.dir).sort()).toEqual(['scheduler', 'submission', 'supervisor']);
+    const mounts = core.map(({ name, spec }) => ({ name, ...mountedHostFile(spec, String(environmentOf(spec)['WORKFLOWS_FILE'])) }));
+    expect(mounts.filter((m) => 'problem' in m || !m.readOnly || !existsSync(join(ROOT, m.source)))).toEqual([]);
+    const files = new Set(mounts.map((m) => ('source' in m ? `${m.variable ?? ''}=${m.source}` : '')));
+    expect(files.size).toBe(1);
+    const source = 'source' in mounts[0]! ? mounts[0].source : '';
+    const own = JSON.parse(readText(source)) as Array<{ name: string; steps: Array<{ agent: string }> }>;
+    const registry = loadWorkflows(readText(source));
+    expect(own.map((w) => registry.find(w.name)?.name)).toEqual(own.map((w) => w.name));
+    const agents = appServices.filter((s) => s.dir === 'agent').map((a) => String(environmentOf(a.spec)['AGENT']));
+    expect(own.flatMap((w) => w.steps.map((s) => s.agent)).filter((a) => !agents.includes(a))).toEqual([]);
+  });
+
+  it('gives every HTTP agent a mapping file of its own variable, mounted read-only, by default remote-sim’s dialect', () => {
+    for (const { name, spec } of appServices.filter((s) => s.dir === 'agent')) {
+      const agent = String(environmentOf(spec)['AGENT']);
+      const mount = mountedHostFile(spec, String(environmentOf(spec)['AGENT_MAPPING_FILE']));
+      if ('problem' in mount) throw new Error(`${name}: ${mount.problem}`);
+      expect({ name, variable: mount.variable, readOnly: mount.readOnly }).toEqual({ name, variable: `SAS_${agent.toUpperCase()}_MAPPING_FILE`, readOnly: true });
+      const parsed = HttpMapping.safeParse(JSON.parse(readText(mount.source)));
+      expect({ name, mapping: parsed.success ? parsed.data : parsed.error.issues }).toEqual({ name, mapping: remoteSimMapping });
     }
   });
 

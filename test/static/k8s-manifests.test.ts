@@ -1,14 +1,15 @@
 import { QueueNames } from '@sas/contracts';
 import { loadConfig } from '@sas/runtime';
 import { DEPTH_STATES, DashboardConfig } from '@sas/dashboard';
-import { HttpAgentConfig } from '@sas/http-agent';
+import { HttpAgentConfig, HttpMapping, remoteSimMapping } from '@sas/http-agent';
+import { loadWorkflows } from '@sas/workflow';
 import { RemoteSimConfig } from '@sas/remote-sim';
 import { SchedulerConfig } from '@sas/scheduler';
 import { SubmissionConfig } from '@sas/submission';
 import { SupervisorConfig } from '@sas/supervisor';
 import { readDockerfile } from './dockerfile-reader';
 import { labelMatches, parseQueueDepthQuery } from './keda-query';
-import { at, effectiveEnv, mapsAt, podEnvironment, probePort, quantity, readManifests, type Manifest } from './k8s-manifests';
+import { at, effectiveEnv, mapsAt, mountedFile, podEnvironment, probePort, quantity, readManifests, type Manifest, type MountedFile } from './k8s-manifests';
 import { renderKustomization } from './kustomize-render';
 import { isYamlMap, type YamlMap } from './yaml-document';
 import { commonConfigKeys, declaredEnv, readText, remoteServiceNames, runnableServices, servesReadyz, shutdownTimeoutMs } from './workspace-facts';
@@ -192,13 +193,17 @@ describe('the Kubernetes manifests in deploy/k8s', () => {
     }
   });
 
-  it('give the read-only root filesystem one writable path, /tmp, from a size-limited emptyDir', () => {
+  it('give the read-only root filesystem one writable path, /tmp, from a size-limited emptyDir; other mounts are read-only ConfigMaps', () => {
     for (const d of deployments) {
       const { container } = containerOf(d);
       const mounts = mapsAt(container, 'volumeMounts');
+      const volumeOf = (m: YamlMap | undefined): YamlMap | undefined => mapsAt(d.doc, 'spec.template.spec.volumes').find((v) => v['name'] === m?.['name']);
       const tmp = mounts.find((m) => m['mountPath'] === '/tmp');
-      const volume = mapsAt(d.doc, 'spec.template.spec.volumes').find((v) => v['name'] === tmp?.['name']);
-      expect({ name: d.name, mounts: mounts.map((m) => m['mountPath']), emptyDir: isYamlMap(volume?.['emptyDir']) }).toEqual({ name: d.name, mounts: ['/tmp'], emptyDir: true });
+      const volume = volumeOf(tmp);
+      const writable = mounts.filter((m) => m['readOnly'] !== true).map((m) => m['mountPath']);
+      const others = mounts.filter((m) => m !== tmp).map((m) => ({ at: m['mountPath'], readOnly: m['readOnly'], configMap: isYamlMap(volumeOf(m)?.['configMap']) }));
+      expect({ name: d.name, writable, emptyDir: isYamlMap(volume?.['emptyDir']) }).toEqual({ name: d.name, writable: ['/tmp'], emptyDir: true });
+      expect({ name: d.name, others: others.filter((o) => o.readOnly !== true || !o.configMap) }).toEqual({ name: d.name, others: [] });
       expect(quantity(at(volume, 'emptyDir.sizeLimit'))).toBeGreaterThan(0);
     }
   });
@@ -276,6 +281,45 @@ describe('the Kubernetes manifests in deploy/k8s', () => {
       const target = sim && mapsAt(containerOf(sim).container, 'ports').find((p) => p['name'] === port?.['targetPort']);
       expect({ agent, reaches: target?.['containerPort'] }).toEqual({ agent, reaches: Number(sim && containerOf(sim).env.values.get('PORT')) });
       expect(at(service?.doc, 'spec.selector')).toEqual(at(sim?.doc, 'spec.selector.matchLabels'));
+    }
+  });
+});
+
+describe('your workflows and mappings in deploy/k8s', () => {
+  const filesOf = (key: string): Array<{ deployment: string; path: string; file: MountedFile }> =>
+    deployments.flatMap((d) => {
+      const { container, env } = containerOf(d);
+      const path = env.values.get(key);
+      return typeof path === 'string' ? [{ deployment: d.name, path, file: mountedFile(d.doc, container, path, manifests) }] : [];
+    });
+
+  it('give submission, scheduler and supervisor one workflows file from a ConfigMap, which every one of them loads', () => {
+    const core = deployments.filter((d) => ['submission', 'scheduler', 'supervisor'].includes(containerOf(d).service)).map((d) => d.name).sort();
+    const files = filesOf('WORKFLOWS_FILE');
+    expect(files.map((f) => f.deployment).sort()).toEqual(core);
+    expect(files.filter((f) => 'problem' in f.file).map((f) => `${f.deployment}: ${'problem' in f.file ? f.file.problem : ''}`)).toEqual([]);
+    const contents = new Set(files.map((f) => ('content' in f.file ? f.file.content : '')));
+    expect(contents.size).toBe(1);
+    const registry = loadWorkflows([...contents][0]);
+    // The file adds to the built-in workflows: at least one of its own, on agents this deployment runs.
+    const own = JSON.parse([...contents][0] ?? '[]') as Array<{ name: string; steps: Array<{ agent: string }> }>;
+    expect(own.length).toBeGreaterThan(0);
+    for (const w of own) expect(registry.find(w.name)?.name).toBe(w.name);
+    const agents = deployments.filter((d) => containerOf(d).service === 'agent').map((d) => String(containerOf(d).env.values.get('AGENT')));
+    expect(own.flatMap((w) => w.steps.map((s) => s.agent)).filter((a) => !agents.includes(a))).toEqual([]);
+    expect(files.map((f) => ('readOnly' in f.file ? f.file.readOnly : false))).toEqual(files.map(() => true));
+  });
+
+  it('give every HTTP agent its mapping from a ConfigMap, a valid one, and the demo agents remote-sim’s own dialect', () => {
+    const agents = deployments.filter((d) => containerOf(d).service === 'agent').map((d) => d.name).sort();
+    const files = filesOf('AGENT_MAPPING_FILE');
+    expect(files.map((f) => f.deployment).sort()).toEqual(agents);
+    for (const f of files) {
+      if ('problem' in f.file) throw new Error(`${f.deployment}: ${f.file.problem}`);
+      const parsed = HttpMapping.safeParse(JSON.parse(f.file.content));
+      expect({ deployment: f.deployment, issues: parsed.success ? [] : parsed.error.issues }).toEqual({ deployment: f.deployment, issues: [] });
+      // The demo's agents call remote-sim: their file must say exactly what the built-in default says.
+      expect({ deployment: f.deployment, mapping: parsed.data }).toEqual({ deployment: f.deployment, mapping: remoteSimMapping });
     }
   });
 });

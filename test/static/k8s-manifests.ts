@@ -140,3 +140,29 @@ export function quantity(value: YamlValue | undefined): number {
   const scale: Record<string, number> = { m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
   return Number(match[1]) * (match[2] ? (scale[match[2]] ?? 1) : 1);
 }
+
+/** What a container reads at a file path: the ConfigMap key mounted there, or why nothing is. */
+export type MountedFile = { configMap: string; key: string; readOnly: boolean; content: string } | { problem: string };
+
+/**
+ * The file `path` as `container` of the Deployment `deployment` sees it, when it comes from a
+ * `configMap` volume (mounted as a directory, keys as file names, or one key by `subPath`), with its
+ * contents from the rendered ConfigMap in `manifests`.
+ */
+export function mountedFile(deployment: YamlMap, container: YamlMap, path: string, manifests: readonly Manifest[]): MountedFile {
+  const mount = mapsAt(container, 'volumeMounts').find((m) => {
+    const where = String(m['mountPath']);
+    return m['subPath'] !== undefined ? where === path : path.startsWith(`${where.replace(/\/$/, '')}/`);
+  });
+  if (!mount) return { problem: `no volume is mounted at ${path}` };
+  const volume = mapsAt(deployment, 'spec.template.spec.volumes').find((v) => v['name'] === mount['name']);
+  const configMap = at(volume, 'configMap.name');
+  if (typeof configMap !== 'string') return { problem: `${path} is on volume ${String(mount['name'])}, which is not a ConfigMap` };
+  const found = manifests.find((m) => m.kind === 'ConfigMap' && m.name === configMap);
+  if (!found) return { problem: `${path} comes from ConfigMap ${configMap}, which the kustomization does not render` };
+  const key = mount['subPath'] !== undefined ? String(mount['subPath']) : path.slice(String(mount['mountPath']).replace(/\/$/, '').length + 1);
+  const data = at(found.doc, 'data');
+  const content = isYamlMap(data) ? data[key] : undefined;
+  if (typeof content !== 'string') return { problem: `ConfigMap ${configMap} has no key ${key} for ${path}` };
+  return { configMap, key, readOnly: mount['readOnly'] === true, content };
+}

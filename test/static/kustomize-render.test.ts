@@ -70,6 +70,23 @@ describe('renderKustomization', () => {
     expect(renderKustomization(scratch).map((m) => at(m.doc, 'metadata.namespace') ?? null)).toEqual([null, 'shop']);
   });
 
+  it('generates a ConfigMap from files, keyed by base name or the key given, and refuses what it cannot render', () => {
+    write('kustomization.yaml', `${KUSTOMIZATION}namespace: shop\nconfigMapGenerator:\n  - name: wf\n    files: [config/workflows.json, m.json=other.json]\n    options: { disableNameSuffixHash: true, labels: { team: a } }\n`);
+    write('config/workflows.json', '[]\n');
+    write('other.json', '{"operations":{}}');
+    expect(renderKustomization(scratch).map((m) => m.doc)).toEqual([
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'wf', namespace: 'shop', labels: { team: 'a' } }, data: { 'workflows.json': '[]\n', 'm.json': '{"operations":{}}' } },
+    ]);
+    write('kustomization.yaml', `${KUSTOMIZATION}configMapGenerator:\n  - name: wf\n    files: [config/workflows.json]\n`);
+    expect(() => renderKustomization(scratch)).toThrow(/configMapGenerator wf: set options\.disableNameSuffixHash: true/);
+    write('kustomization.yaml', `${KUSTOMIZATION}configMapGenerator:\n  - name: wf\n    literals: [a=b]\n    options: { disableNameSuffixHash: true }\n`);
+    expect(() => renderKustomization(scratch)).toThrow(/configMapGenerator wf: literals is not rendered here/);
+    write('kustomization.yaml', `${KUSTOMIZATION}configMapGenerator:\n  - name: wf\n    files: [../outside.json]\n    options: { disableNameSuffixHash: true }\n`);
+    expect(() => renderKustomization(scratch)).toThrow(/outside\.json is outside .*which kustomize refuses/);
+    write('kustomization.yaml', `${KUSTOMIZATION}configMapGenerator:\n  - name: wf\n    files: [gone.json]\n    options: { disableNameSuffixHash: true }\n`);
+    expect(() => renderKustomization(scratch)).toThrow(/configMapGenerator wf: gone\.json does not exist/);
+  });
+
   it('refuses a field it does not render, naming it, rather than leave it out', () => {
     write('kustomization.yaml', `${KUSTOMIZATION}resources: []\npatches:\n  - path: p.yaml\n`);
     expect(() => renderKustomization(scratch)).toThrow(KustomizeError);
@@ -106,7 +123,10 @@ describe('deploy/k8s rendered', () => {
   it('holds every object of every listed file once, each Deployment on the image tag kustomization.yaml sets', () => {
     const listed = at(readYaml('deploy/k8s/kustomization.yaml'), 'resources');
     const files = Array.isArray(listed) ? listed.map(String) : [];
-    expect(rendered.length).toBe(readManifests().filter((m) => files.includes(m.file)).length);
+    const generators = at(readYaml('deploy/k8s/kustomization.yaml'), 'configMapGenerator');
+    const generated = Array.isArray(generators) ? generators.map((g) => `ConfigMap/${String(at(g, 'name'))}`) : [];
+    expect(rendered.filter((m) => m.file === 'kustomization.yaml').map((m) => `${m.kind}/${m.name}`)).toEqual(generated);
+    expect(rendered.length).toBe(readManifests().filter((m) => files.includes(m.file)).length + generated.length);
     const images = at(readYaml('deploy/k8s/kustomization.yaml'), 'images');
     expect(images).toEqual([{ name: 'sas', newTag: expect.stringMatching(/^\d+\.\d+\.\d+$/) }]);
     const tag = Array.isArray(images) ? String(at(images[0], 'newTag')) : '';

@@ -6,8 +6,8 @@ import { ROOT } from './workspace-facts';
 
 /**
  * Renders a kustomization as `kustomize build` (and `kubectl apply -k`) would, for the fields our
- * kustomizations use: `resources` (files and directories holding a kustomization), `images` and
- * `namespace`. No kustomize runs on npm without downloading a Go binary, so this is a small
+ * kustomizations use: `resources` (files and directories holding a kustomization), `images`,
+ * `namespace` and `configMapGenerator` (from files, without the name hash). No kustomize runs on npm without downloading a Go binary, so this is a small
  * renderer of its own; any other field is refused by name rather than silently left out, so a
  * patch added to deploy/k8s cannot escape the checks that read the rendered output.
  */
@@ -29,7 +29,7 @@ export class KustomizeError extends Error {
 }
 
 const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
-const IMPLEMENTED = new Set(['apiVersion', 'kind', 'resources', 'images', 'namespace']);
+const IMPLEMENTED = new Set(['apiVersion', 'kind', 'resources', 'images', 'namespace', 'configMapGenerator']);
 
 /**
  * Kinds that have no namespace, so `namespace:` leaves them alone. Only the ones a deployment of
@@ -81,6 +81,7 @@ function render(dir: string, visiting: string[]): Manifest[] {
     if (!existsSync(resolve(ROOT, path))) throw new KustomizeError(`resource '${entry}' does not exist (${path})`, file);
     return statSync(resolve(ROOT, path)).isDirectory() ? render(path, [...visiting, dir]) : readResource(path);
   });
+  objects.push(...listOf(kustomization, 'configMapGenerator', file).map((entry) => generatedConfigMap(entry, dir, file)));
 
   const namespace = kustomization['namespace'];
   if (namespace !== undefined && typeof namespace !== 'string') throw new KustomizeError(`namespace must be a string`, file);
@@ -111,6 +112,39 @@ function readResource(path: string): Manifest[] {
       throw new KustomizeError('every document must be a mapping with apiVersion, kind and metadata.name', path);
     return { file: relative(join('deploy', 'k8s'), path), kind: doc['kind'], name, doc };
   });
+}
+
+const GENERATOR_FIELDS = ['name', 'namespace', 'files', 'options'];
+const GENERATOR_OPTIONS = ['disableNameSuffixHash', 'labels'];
+
+/**
+ * The ConfigMap a `configMapGenerator` entry makes from files: each file's contents under its base
+ * name (or the `key=` it is given). kustomize would append a hash of the contents to the name and
+ * rewrite every reference; this renderer does not, so an entry must set
+ * `options.disableNameSuffixHash: true`, and fields it does not know are refused by name.
+ */
+function generatedConfigMap(entry: YamlValue, dir: string, file: string): Manifest {
+  if (!isYamlMap(entry) || typeof entry['name'] !== 'string') throw new KustomizeError(`each configMapGenerator entry needs a name; got ${JSON.stringify(entry)}`, file);
+  const name = entry['name'];
+  const unknown = [...Object.keys(entry).filter((k) => !GENERATOR_FIELDS.includes(k)), ...Object.keys(isYamlMap(entry['options']) ? entry['options'] : {}).filter((k) => !GENERATOR_OPTIONS.includes(k))];
+  if (unknown.length > 0) throw new KustomizeError(`configMapGenerator ${name}: ${unknown.join(', ')} is not rendered here; teach test/static/kustomize-render.ts first`, file);
+  const options = isYamlMap(entry['options']) ? entry['options'] : {};
+  if (options['disableNameSuffixHash'] !== true)
+    throw new KustomizeError(`configMapGenerator ${name}: set options.disableNameSuffixHash: true (this renderer computes no name hash, so it could not check the references)`, file);
+  const data: Record<string, string> = {};
+  for (const f of listOf(entry, 'files', file)) {
+    if (typeof f !== 'string') throw new KustomizeError(`configMapGenerator ${name}: files holds ${JSON.stringify(f)}, not a path`, file);
+    const [key, source] = f.includes('=') ? [f.slice(0, f.indexOf('=')), f.slice(f.indexOf('=') + 1)] : [f.split('/').pop() ?? f, f];
+    const path = normalize(join(dir, source));
+    // kustomize's default load restrictor: files must sit inside the kustomization's directory.
+    if (relative(dir, path).startsWith('..')) throw new KustomizeError(`configMapGenerator ${name}: ${source} is outside ${dir}, which kustomize refuses`, file);
+    if (!existsSync(resolve(ROOT, path))) throw new KustomizeError(`configMapGenerator ${name}: ${source} does not exist (${path})`, file);
+    if (key in data) throw new KustomizeError(`configMapGenerator ${name}: key ${key} is given twice`, file);
+    data[key] = readFileSync(resolve(ROOT, path), 'utf8');
+  }
+  const labels = options['labels'];
+  const metadata: YamlMap = { name, ...(typeof entry['namespace'] === 'string' ? { namespace: entry['namespace'] } : {}), ...(isYamlMap(labels) ? { labels } : {}) };
+  return { file: relative(join('deploy', 'k8s'), file), kind: 'ConfigMap', name, doc: { apiVersion: 'v1', kind: 'ConfigMap', metadata, data } };
 }
 
 function imageOverride(entry: YamlValue, file: string): ImageOverride {
