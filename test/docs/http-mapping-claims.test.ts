@@ -1,6 +1,6 @@
 import type { AgentCall } from '@sas/agent';
 import { HttpMapping, createHttpRemoteCall, type HttpFetch } from '@sas/http-agent';
-import { PermanentError, createLogger } from '@sas/runtime';
+import { PermanentError, TransientError, createLogger } from '@sas/runtime';
 
 /**
  * What docs/http-mapping.md and docs/reference/mapping-format.md say the HTTP agent does with a
@@ -86,11 +86,11 @@ describe('alreadyDoneStatuses (docs/http-mapping.md, "How an answer is read")', 
     await expect(createHttpRemoteCall(operation({ alreadyDoneStatuses: [409], resultPath: 'data.reservation' }), { fetch })(forward)).resolves.toEqual({});
   });
 
-  it('stores the object at resultPath for a 2xx, without resultFields, and {} for a body it cannot read', async () => {
+  it('reads a 2xx as a success: the object at resultPath with resultFields, and a body it cannot read is retried', async () => {
     const mapping = operation({ alreadyDoneStatuses: [208], resultPath: 'data.reservation', resultFields: { at: 'meta.at' } });
     const body = '{"data":{"reservation":{"reservationId":"r-1"}},"meta":{"at":"t"}}';
-    await expect(createHttpRemoteCall(mapping, { fetch: remote(208, body).fetch })(forward)).resolves.toEqual({ reservationId: 'r-1' });
-    await expect(createHttpRemoteCall(mapping, { fetch: remote(208, 'not json').fetch })(forward)).resolves.toEqual({});
+    await expect(createHttpRemoteCall(mapping, { fetch: remote(208, body).fetch })(forward)).resolves.toEqual({ reservationId: 'r-1', at: 't' });
+    await expect(createHttpRemoteCall(mapping, { fetch: remote(208, 'not json').fetch })(forward)).rejects.toBeInstanceOf(TransientError);
     // The same body as a plain success copies resultFields.
     await expect(createHttpRemoteCall(operation({ resultPath: 'data.reservation', resultFields: { at: 'meta.at' } }), { fetch: remote(200, body).fetch })(forward)).resolves.toEqual({ reservationId: 'r-1', at: 't' });
   });
