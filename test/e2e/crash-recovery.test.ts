@@ -1,6 +1,15 @@
 import type { ProcessDocument, ProcessEventEntry } from '@sas/contracts';
 import { REDIS_TOPOLOGIES } from '@sas/testkit';
-import { repeatedEffects, undoPairs, undosBeforeForward, unundoneEffects } from '../support/ledger-checks';
+import {
+  forwardCallsAfterUndo,
+  repeatedDispatches,
+  repeatedEffects,
+  undoPairs,
+  undosBeforeForward,
+  undosBeforeForwardAnswered,
+  unundoneEffects,
+} from '../support/ledger-checks';
+import { plainArrivals, withPlainRemote } from '../support/remote-arrivals';
 import { SystemFixture } from '../support/system-fixture';
 import { fastRoleEnv, steadyFulfilment } from '../support/test-workflows';
 import { committedTransitions, doubleCommits, unloggedRevisions } from '../support/transition-log';
@@ -14,7 +23,8 @@ describe.each(REDIS_TOPOLOGIES)('when processes of the system crash (kill -9) (%
     fx = await SystemFixture.start(
       'crash-recovery',
       { schedulers: 2, supervisors: 2, agents: { inventory: 2, payment: 2, shipping: 2 } },
-      fastRoleEnv(),
+      // remote-sim `plain`: it refuses nothing on the engine's behalf (see docs/guarantees.md).
+      withPlainRemote(fastRoleEnv()),
       { redisTopology },
     );
   });
@@ -26,6 +36,7 @@ describe.each(REDIS_TOPOLOGIES)('when processes of the system crash (kill -9) (%
   async function expectOneEffectPerStep(ids: readonly string[]): Promise<void> {
     const ledger = (await fx.ledger()).filter((e) => ids.includes(e.orderId));
     expect(repeatedEffects(ledger)).toEqual([]);
+    expect(repeatedDispatches(await plainArrivals(fx, ids))).toEqual([]);
     for (const id of ids) {
       expect(ledger.filter((e) => e.orderId === id).map((e) => e.operation).sort()).toEqual(['charge', 'create', 'reserve']);
     }
@@ -133,6 +144,11 @@ describe.each(REDIS_TOPOLOGIES)('when processes of the system crash (kill -9) (%
     const undoOf = undoPairs([steadyFulfilment]);
     expect(unundoneEffects(ledger, refused, undoOf)).toEqual([]);
     expect(undosBeforeForward(ledger, undoOf)).toEqual([]);
+    // The same from what the remote saw arrive: no step and attempt sent twice, no undo ahead of its call.
+    const arrivals = await plainArrivals(fx, ids);
+    expect(repeatedDispatches(arrivals)).toEqual([]);
+    expect(undosBeforeForwardAnswered(arrivals)).toEqual([]);
+    expect(forwardCallsAfterUndo(arrivals)).toEqual([]);
     for (const d of byState('Processed')) {
       expect(ledger.filter((e) => e.orderId === d.orderId)).toHaveLength(3);
     }
