@@ -1,8 +1,10 @@
+import type { ProcessDocument } from '@sas/contracts';
 import { orderFulfilmentV1 } from '@sas/workflow';
 import {
   forwardCallsAfterUndo,
   repeatedDispatches,
   repeatedEffects,
+  resultsNotFromTheirEffect,
   undoPairs,
   undosBeforeForward,
   undosBeforeForwardAnswered,
@@ -177,5 +179,28 @@ describe('repeatedDispatches', () => {
     const bare = arrival('payment.charge', 'p1/charge');
     delete bare.attempt;
     expect(repeatedDispatches([bare])).toEqual([`order o1: payment.charge ${bare.arrivalId} names no attempt and try, so its dispatch cannot be checked`]);
+  });
+});
+
+describe('resultsNotFromTheirEffect', () => {
+  const charge = effect('o1', 'payment.charge', 'p1/charge');
+  const doc = (result: Record<string, unknown> | null, state = 'Completed'): ProcessDocument =>
+    ({ orderId: 'o1', steps: [{ name: 'charge', state, idempotencyKey: 'p1/charge', result }] }) as unknown as ProcessDocument;
+
+  it('finds nothing when each completed step holds the answer of its effect', () => {
+    expect(resultsNotFromTheirEffect([doc({ effectId: charge.effectId, amount: 1 })], [charge])).toEqual([]);
+  });
+
+  it('ignores steps that did not complete', () => {
+    expect(resultsNotFromTheirEffect([doc(null, 'Running')], [])).toEqual([]);
+  });
+
+  it('names a step holding a result its effect never gave, or one with no effect at all', () => {
+    expect(resultsNotFromTheirEffect([doc({ effectId: 'eff-forged' })], [charge])).toEqual([
+      `order o1: step charge holds the result of "eff-forged", but the remote applied effect ${charge.effectId}`,
+    ]);
+    expect(resultsNotFromTheirEffect([doc({ effectId: 'eff-forged' })], [])).toEqual([
+      'order o1: step charge holds the result of "eff-forged", but the remote applied no effect under its key',
+    ]);
   });
 });

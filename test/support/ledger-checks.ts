@@ -1,3 +1,4 @@
+import type { ProcessDocument } from '@sas/contracts';
 import type { WorkflowDefinition } from '@sas/workflow';
 import type { LedgerEffect } from './system-fixture';
 
@@ -175,6 +176,26 @@ export function repeatedDispatches(arrivals: readonly LedgerArrival[]): string[]
       `order ${first.orderId}: ${kindOf(first)} '${first.idempotencyKey}' attempt ${first.attempt} was dispatched ${same.length} times ` +
         `(${same.map(describe).join(', ')})`,
     );
+  }
+  return problems;
+}
+
+/**
+ * Completed steps whose stored result is not the answer of the effect their forward call applied
+ * (its `effectId`, which remote-sim's mapping copies into every result): the process then holds
+ * a result the remote never gave for this step, e.g. a reply of another attempt applied.
+ */
+export function resultsNotFromTheirEffect(docs: readonly ProcessDocument[], ledger: readonly LedgerEffect[]): string[] {
+  const problems: string[] = [];
+  for (const doc of docs) {
+    for (const step of doc.steps) {
+      if (step.state !== 'Completed') continue;
+      const effect = ledger.find((e) => e.orderId === doc.orderId && e.idempotencyKey === step.idempotencyKey);
+      const stored = step.result?.['effectId'];
+      if (effect !== undefined && stored === effect.effectId) continue;
+      const applied = effect === undefined ? 'no effect under its key' : `effect ${effect.effectId}`;
+      problems.push(`order ${doc.orderId}: step ${step.name} holds the result of ${JSON.stringify(stored ?? null)}, but the remote applied ${applied}`);
+    }
   }
   return problems;
 }
