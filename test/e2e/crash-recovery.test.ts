@@ -1,6 +1,17 @@
-import type { ProcessDocument, ProcessEventEntry } from '@sas/contracts';
+import { QueueNames, SCHEMA_VERSION, type AgentReply, type ProcessDocument, type ProcessEventEntry } from '@sas/contracts';
 import { REDIS_TOPOLOGIES } from '@sas/testkit';
-import { repeatedEffects, undoPairs, undosBeforeForward, unundoneEffects } from '../support/ledger-checks';
+import {
+  forwardCallsAfterUndo,
+  kindOf,
+  repeatedDispatches,
+  repeatedEffects,
+  resultsNotFromTheirEffect,
+  undoPairs,
+  undosBeforeForward,
+  undosBeforeForwardAnswered,
+  unundoneEffects,
+} from '../support/ledger-checks';
+import { plainArrivals, withPlainRemote } from '../support/remote-arrivals';
 import { SystemFixture } from '../support/system-fixture';
 import { fastRoleEnv, steadyFulfilment } from '../support/test-workflows';
 import { committedTransitions, doubleCommits, unloggedRevisions } from '../support/transition-log';
@@ -14,7 +25,8 @@ describe.each(REDIS_TOPOLOGIES)('when processes of the system crash (kill -9) (%
     fx = await SystemFixture.start(
       'crash-recovery',
       { schedulers: 2, supervisors: 2, agents: { inventory: 2, payment: 2, shipping: 2 } },
-      fastRoleEnv(),
+      // remote-sim `plain`: it refuses nothing on the engine's behalf (see docs/guarantees.md).
+      withPlainRemote(fastRoleEnv()),
       { redisTopology },
     );
   });
@@ -26,6 +38,7 @@ describe.each(REDIS_TOPOLOGIES)('when processes of the system crash (kill -9) (%
   async function expectOneEffectPerStep(ids: readonly string[]): Promise<void> {
     const ledger = (await fx.ledger()).filter((e) => ids.includes(e.orderId));
     expect(repeatedEffects(ledger)).toEqual([]);
+    expect(repeatedDispatches(await plainArrivals(fx, ids))).toEqual([]);
     for (const id of ids) {
       expect(ledger.filter((e) => e.orderId === id).map((e) => e.operation).sort()).toEqual(['charge', 'create', 'reserve']);
     }
@@ -81,6 +94,46 @@ describe.each(REDIS_TOPOLOGIES)('when processes of the system crash (kill -9) (%
     await fx.waitForStates(later, ['Processed'], 30_000);
   });
 
+  it('applies no late reply of an earlier attempt of the step in flight, as a killed agent redelivered late would send', async () => {
+    // The charge's answer is held (its effect applied), so the step stays in flight while a reply of
+    // an earlier attempt of that very step arrives: state, mode and step match, only the attempt is stale.
+    await fx.setFaults('payment', { holdOperations: ['charge'] });
+    const [id] = newIds(1, 'stale-reply') as [string];
+    await fx.submit([fx.order(id, { workflow: 'steady-fulfilment' })]);
+    await fx.stack.waitFor(async () => (await plainArrivals(fx, [id])).find((a) => kindOf(a) === 'payment.charge'), {
+      timeoutMs: 20_000,
+      description: 'the charge to arrive and be held',
+    });
+    const [held] = await fx.processes({ orderId: id });
+    const charge = held!.steps[held!.currentStep]!;
+    const lateAgent = `late-agent-${id}`;
+    const late: AgentReply = {
+      schemaVersion: SCHEMA_VERSION,
+      processId: held!._id,
+      step: charge.name,
+      stepIndex: held!.currentStep,
+      mode: 'forward',
+      attempt: held!.attempt - 1,
+      agent: charge.agent,
+      agentInstance: lateAgent,
+      at: Date.now(),
+      outcome: 'ok',
+      result: { effectId: 'eff-from-a-late-reply' },
+    };
+    const replies = fx.queue(QueueNames.schedulerReplies);
+    await replies.add('reply', late).finally(() => replies.close());
+    // The charge is released only once a scheduler handled the late reply (ignored it, or applied it).
+    await fx.stack.waitFor(() => fx.system.byRole('scheduler').some((s) => s.lines.some((l) => l.text.includes(lateAgent))), {
+      timeoutMs: 20_000,
+      description: 'a scheduler to handle the late reply',
+    });
+    await fx.remote('/admin/release/payment', { method: 'POST' });
+    const docs = await fx.waitForStates([id], ['Processed'], 30_000);
+    const ledger = (await fx.ledger()).filter((e) => e.orderId === id);
+    expect(resultsNotFromTheirEffect(docs, ledger)).toEqual([]);
+    await expectOneEffectPerStep([id]);
+  });
+
   it('lets a standby supervisor take over the sweep when the lease holder is killed', async () => {
     const lease = await fx.stack.waitFor(
       () => fx.db.collection<{ _id: string; holder: string }>('leases').findOne({ _id: 'supervisor-sweep' }),
@@ -133,6 +186,11 @@ describe.each(REDIS_TOPOLOGIES)('when processes of the system crash (kill -9) (%
     const undoOf = undoPairs([steadyFulfilment]);
     expect(unundoneEffects(ledger, refused, undoOf)).toEqual([]);
     expect(undosBeforeForward(ledger, undoOf)).toEqual([]);
+    // The same from what the remote saw arrive: no step and attempt sent twice, no undo ahead of its call.
+    const arrivals = await plainArrivals(fx, ids);
+    expect(repeatedDispatches(arrivals)).toEqual([]);
+    expect(undosBeforeForwardAnswered(arrivals)).toEqual([]);
+    expect(forwardCallsAfterUndo(arrivals)).toEqual([]);
     for (const d of byState('Processed')) {
       expect(ledger.filter((e) => e.orderId === d.orderId)).toHaveLength(3);
     }

@@ -1,15 +1,32 @@
 import { QueueNames, queueKeyPrefix } from '@sas/contracts';
-import { repeatedEffects } from '../support/ledger-checks';
+import type { OutputLine } from '@sas/stack';
+import { scrapeMetrics } from '@sas/testkit';
+import { repeatedDispatches, repeatedEffects } from '../support/ledger-checks';
+import { plainArrivals, withPlainRemote } from '../support/remote-arrivals';
 import { SystemFixture } from '../support/system-fixture';
 import { fastRoleEnv } from '../support/test-workflows';
 
 const ORDERS = 40;
 
+/**
+ * What a writer logs when a send met the dead master: a transition's outbox kept for a later
+ * delivery, or a dispatch released for another claim (its send timed out).
+ */
+function failedSends(lines: readonly OutputLine[]): OutputLine[] {
+  return lines.filter((l) => {
+    const msg = String(l.json?.['msg'] ?? '');
+    return msg.startsWith('outbox not delivered yet') || /^dispatch of \S+ not sent/.test(msg);
+  });
+}
+
 describe('when a Redis Cluster master is killed (kill -9) mid-run and its replica takes over', () => {
   let fx: SystemFixture;
 
   beforeAll(async () => {
-    fx = await SystemFixture.start('redis-cluster-failover', { schedulers: 2, supervisors: 1 }, fastRoleEnv(), { redisTopology: 'cluster' });
+    const roleEnv = withPlainRemote(fastRoleEnv());
+    // The supervisor serves /metrics (a free port): its count of outboxes it had to deliver again.
+    roleEnv['supervisor'] = { ...roleEnv['supervisor'], PROBE_PORT: '0' };
+    fx = await SystemFixture.start('redis-cluster-failover', { schedulers: 2, supervisors: 1 }, roleEnv, { redisTopology: 'cluster' });
   });
   afterAll(() => fx?.stop());
 
@@ -40,6 +57,7 @@ describe('when a Redis Cluster master is killed (kill -9) mid-run and its replic
 
     const ledger = (await fx.ledger()).filter((e) => ids.includes(e.orderId));
     expect(repeatedEffects(ledger)).toEqual([]);
+    expect(repeatedDispatches(await plainArrivals(fx, ids))).toEqual([]);
     expect(ledger).toHaveLength(ORDERS * 3);
     expect(await fx.deadLetters()).toEqual([]);
     expect(fx.system.all.every((p) => p.running)).toBe(true);
@@ -52,5 +70,14 @@ describe('when a Redis Cluster master is killed (kill -9) mid-run and its replic
       expect([...new Set(fx.statusesOf(id))]).toEqual(['Received', 'Processing', 'StepCompleted', 'Processed']);
       expect(fx.statusesOf(id).filter((s) => s === 'StepCompleted')).toHaveLength(3);
     }
+
+    // Not vacuous: the failover reached the services. Sends met the dead master and failed, and the
+    // supervisor's sweep delivered again outboxes they left behind (a counted retry).
+    const failed = failedSends(fx.system.all.flatMap((p) => [...p.lines]));
+    expect(failed.length).toBeGreaterThan(0);
+    const supervisor = fx.system.byRole('supervisor')[0]!;
+    const probePort = supervisor.lines.find((l) => l.json?.['probePort'] !== undefined)?.json?.['probePort'];
+    const metrics = await scrapeMetrics(`http://127.0.0.1:${String(probePort)}/metrics`);
+    expect(metrics.total('sas_supervisor_outboxes_delivered_total')).toBeGreaterThan(0);
   }, 240_000);
 });

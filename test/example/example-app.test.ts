@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalSystem, ManagedProcess, type OutputLine } from '@sas/stack';
 import { TestStack } from '@sas/testkit';
+import { forwardCallsAfterUndo, undosBeforeForwardAnswered, type LedgerArrival } from '../support/ledger-checks';
 import { WORKSPACE_ROOT, npmInstall, packWorkspacePackages, run } from '../support/pack-workspace';
 
 /**
@@ -18,6 +19,8 @@ const FINAL = ['Processed', 'Compensated', 'Canceled', 'Duplicate', 'Rejected'];
 
 interface WarehouseEffect { effect: 'reserve' | 'release'; orderId: string; requestId: string; reservationId: string; received?: Record<string, unknown> }
 interface PaymentEffect { effect: 'charge' | 'refund'; orderId: string; key: string; chargeId: string; answered: boolean; received?: Record<string, unknown> }
+/** A call as the payment provider saw it arrive (its `GET /effects` `arrivals`). */
+interface PaymentArrival { arrivalId: string; operation: 'charge' | 'refund'; orderId: string | null; key: string; chargeKey?: string; at: number; applied: boolean; answeredAt?: number; abandonedAt?: number }
 
 const progress = (message: string): void => {
   process.stdout.write(`[example-app ${new Date().toISOString().slice(11, 23)}] ${message}\n`);
@@ -53,10 +56,28 @@ async function startRemote(name: string, script: string, env: NodeJS.ProcessEnv 
   return String(line.json?.['url']);
 }
 
-async function effectsBody<T>(url: string): Promise<{ effects: T[]; repeats?: string[] }> {
+async function effectsBody<T>(url: string): Promise<{ effects: T[]; repeats?: string[]; arrivals?: PaymentArrival[] }> {
   const res = await fetch(`${url}/effects`);
   if (!res.ok) throw new Error(`GET ${url}/effects: ${res.status}`);
-  return (await res.json()) as { effects: T[]; repeats?: string[] };
+  return (await res.json()) as { effects: T[]; repeats?: string[]; arrivals?: PaymentArrival[] };
+}
+
+/** The provider's arrivals in the shape the shared ordering checks read. */
+function asLedgerArrivals(arrivals: readonly PaymentArrival[]): LedgerArrival[] {
+  return arrivals.map((a) => ({
+    arrivalId: a.arrivalId,
+    service: 'payment',
+    operation: a.operation,
+    mode: a.operation === 'refund' ? 'undo' : 'forward',
+    orderId: a.orderId ?? '(unknown)',
+    idempotencyKey: a.key,
+    ...(a.chargeKey === undefined ? {} : { compensates: a.chargeKey }),
+    at: a.at,
+    outcome: a.applied ? 'applied' : 'not applied',
+    applied: a.applied,
+    ...(a.answeredAt === undefined ? {} : { answeredAt: a.answeredAt }),
+    ...(a.abandonedAt === undefined ? {} : { abandonedAt: a.abandonedAt }),
+  }));
 }
 
 async function effects<T>(url: string): Promise<T[]> {
@@ -170,7 +191,7 @@ describe('the shop example, installed from packed tarballs outside the workspace
   describe('when the payment agent is killed with SIGKILL in the middle of a run', () => {
     it('settles every order and applies no effect twice at either remote', async () => {
       const count = 20;
-      // A steady stream of orders (one every 150 ms, each charge answered 300 ms late), so a charge is
+      // A steady stream of orders (one every 150 ms, each charge answered 1 s late: RESPONSE_DELAY_MS), so a charge is
       // pending at almost any moment of the run, however slow a loaded machine makes the steps.
       const summary = await submit('crash', count, { SPACING_MS: '150' }, async (submitter) => {
         // Kill once a few orders are done and a charge has been applied but not yet answered.
@@ -198,7 +219,7 @@ describe('the shop example, installed from packed tarballs outside the workspace
         for (const e of list) if (e.effect === effect && e.orderId.startsWith('crash-')) counts[e.orderId] = (counts[e.orderId] ?? 0) + 1;
         return counts;
       };
-      const { effects: payments, repeats = [] } = await effectsBody<PaymentEffect>(providerUrl);
+      const { effects: payments, repeats = [], arrivals = [] } = await effectsBody<PaymentEffect>(providerUrl);
       const stock = await effects<WarehouseEffect>(warehouseUrl);
       const twice = (counts: Record<string, number>): string[] => Object.entries(counts).filter(([, n]) => n > 1).map(([o, n]) => `${o}×${n}`);
       // No order was charged or reserved twice...
@@ -210,8 +231,20 @@ describe('the shop example, installed from packed tarballs outside the workspace
       const processed = Object.entries(summary).filter(([, s]) => s === 'Processed').map(([o]) => o);
       progress(`crash run: ${processed.length}/${count} Processed, ${payments.filter((e) => e.orderId.startsWith('crash-')).length} payment effects, ${repeats.length} keys sent again`);
       for (const order of processed) {
-        expect([perOrder(payments, 'charge')[order], perOrder(stock, 'reserve')[order]]).toEqual([1, 1]);
+        expect([perOrder(payments, 'charge')[order], perOrder(stock, 'reserve')[order], perOrder(payments, 'refund')[order]]).toEqual([1, 1, undefined]);
       }
+      // Every charge of a compensated order was refunded (by its charge id), and its stock released.
+      const compensated = Object.entries(summary).filter(([, s]) => s === 'Compensated').map(([o]) => o);
+      const refundedIds = new Set(payments.filter((e) => e.effect === 'refund').map((e) => e.chargeId));
+      const unrefunded = payments.filter((e) => e.effect === 'charge' && compensated.includes(e.orderId) && !refundedIds.has(e.chargeId));
+      expect(unrefunded.map((e) => `${e.orderId}: ${e.chargeId} (key ${e.key}) never refunded`)).toEqual([]);
+      const released = stock.filter((e) => e.effect === 'release').map((e) => e.orderId);
+      expect(stock.filter((e) => e.effect === 'reserve' && compensated.includes(e.orderId) && !released.includes(e.orderId)).map((e) => e.orderId)).toEqual([]);
+      // From the calls as they arrived: no refund ahead of its charge's answer, no charge after its refund.
+      // Every arrival, not only the crash orders': a refund that came before any charge names no order.
+      expect(arrivals.filter((a) => a.operation === 'charge' && a.orderId?.startsWith('crash-')).length).toBeGreaterThanOrEqual(count);
+      expect(undosBeforeForwardAnswered(asLedgerArrivals(arrivals))).toEqual([]);
+      expect(forwardCallsAfterUndo(asLedgerArrivals(arrivals))).toEqual([]);
     }, 90_000);
   });
 });

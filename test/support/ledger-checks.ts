@@ -1,8 +1,35 @@
+import type { ProcessDocument } from '@sas/contracts';
 import type { WorkflowDefinition } from '@sas/workflow';
 import type { LedgerEffect } from './system-fixture';
 
+/** One call as remote-sim saw it arrive (`GET /arrivals`), whatever became of it. */
+export interface LedgerArrival {
+  arrivalId: string;
+  service: string;
+  operation: string;
+  mode: 'forward' | 'undo';
+  orderId: string;
+  idempotencyKey: string;
+  /** On an undo that named its forward call: that call's idempotency key. */
+  compensates?: string;
+  step?: string;
+  /** The process attempt that dispatched it (absent when the caller did not send it). */
+  attempt?: number;
+  /** The agent's try of that dispatch, from 1 (absent when the caller did not send it). */
+  try?: number;
+  /** When it arrived, epoch ms. */
+  at: number;
+  outcome: string;
+  /** True when this arrival applied an effect. */
+  applied: boolean;
+  /** When its answer was written; absent while held or when the client left first. */
+  answeredAt?: number;
+  /** When its client left before any answer was written. */
+  abandonedAt?: number;
+}
+
 /**
- * Pure checks over remote-sim's effect ledger, for the end-to-end tests.
+ * Pure checks over remote-sim's effect ledger and arrival log, for the end-to-end tests.
  *
  * "One effect per idempotency key" cannot fail: the ledger refuses a repeated key and the
  * simulator replays instead. A double effect shows up as a second effect of the same kind for
@@ -78,6 +105,108 @@ export function undosBeforeForward(ledger: readonly LedgerEffect[], undoOf: Undo
     }
   });
   return problems;
+}
+
+/**
+ * Forward calls that arrived after the undo naming them (by arrival order): applied, such a call
+ * would stay in place with the order counted as undone. Needs remote-sim's `plain` mode to mean
+ * anything beyond arrival order; the `protective` mode refuses such a call, but it still arrives.
+ */
+export function forwardCallsAfterUndo(arrivals: readonly LedgerArrival[]): string[] {
+  const problems: string[] = [];
+  arrivals.forEach((undo, undoIndex) => {
+    if (undo.mode !== 'undo' || undo.compensates === undefined) return;
+    for (const forward of arrivals.slice(undoIndex + 1)) {
+      if (!isForwardNamedBy(forward, undo)) continue;
+      problems.push(
+        `order ${undo.orderId}: ${kindOf(forward)} '${forward.idempotencyKey}' (${describe(forward)}) arrived after the ${kindOf(undo)} ` +
+          `that undoes it (${describe(undo)})${forward.applied ? ' and took effect' : ''}`,
+      );
+    }
+  });
+  return problems;
+}
+
+/**
+ * Undos that arrived while a forward call they name had arrived but was not answered yet (its
+ * answer held or still on its way, its client not gone): the undo did not wait for the forward
+ * call, so with a slower remote it would have overtaken it.
+ */
+export function undosBeforeForwardAnswered(arrivals: readonly LedgerArrival[]): string[] {
+  const problems: string[] = [];
+  arrivals.forEach((undo, undoIndex) => {
+    if (undo.mode !== 'undo' || undo.compensates === undefined) return;
+    for (const forward of arrivals.slice(0, undoIndex)) {
+      if (!isForwardNamedBy(forward, undo)) continue;
+      const ended = forward.answeredAt ?? forward.abandonedAt;
+      if (ended !== undefined && ended <= undo.at) continue;
+      const when = ended === undefined ? 'was never answered' : `was answered at ${ended}`;
+      problems.push(
+        `order ${undo.orderId}: ${kindOf(undo)} (${describe(undo)}) arrived while the ${kindOf(forward)} it undoes ` +
+          `(${describe(forward)}) was still unanswered; that call ${when}`,
+      );
+    }
+  });
+  return problems;
+}
+
+/**
+ * Dispatches that reached the remote more than once: two first tries (`try` 1) of the same call
+ * key and attempt. An agent's retries have later tries, and every dispatch has its own attempt, so
+ * two first tries mean the same step and attempt was sent twice (two schedulers holding one
+ * process). Read from arrivals, before any idempotency replay hides it. An arrival without an
+ * attempt or try is reported too: the check cannot see its dispatch.
+ */
+export function repeatedDispatches(arrivals: readonly LedgerArrival[]): string[] {
+  const problems: string[] = [];
+  const firstTries = new Map<string, LedgerArrival[]>();
+  for (const arrival of arrivals) {
+    if (arrival.attempt === undefined || arrival.try === undefined) {
+      problems.push(`order ${arrival.orderId}: ${kindOf(arrival)} ${arrival.arrivalId} names no attempt and try, so its dispatch cannot be checked`);
+      continue;
+    }
+    if (arrival.try !== 1) continue;
+    const key = `${arrival.service}\u0000${arrival.idempotencyKey}\u0000${arrival.attempt}`;
+    firstTries.set(key, [...(firstTries.get(key) ?? []), arrival]);
+  }
+  for (const same of firstTries.values()) {
+    const [first] = same;
+    if (first === undefined || same.length < 2) continue;
+    problems.push(
+      `order ${first.orderId}: ${kindOf(first)} '${first.idempotencyKey}' attempt ${first.attempt} was dispatched ${same.length} times ` +
+        `(${same.map(describe).join(', ')})`,
+    );
+  }
+  return problems;
+}
+
+/**
+ * Completed steps whose stored result is not the answer of the effect their forward call applied
+ * (its `effectId`, which remote-sim's mapping copies into every result): the process then holds
+ * a result the remote never gave for this step, e.g. a reply of another attempt applied.
+ */
+export function resultsNotFromTheirEffect(docs: readonly ProcessDocument[], ledger: readonly LedgerEffect[]): string[] {
+  const problems: string[] = [];
+  for (const doc of docs) {
+    for (const step of doc.steps) {
+      if (step.state !== 'Completed') continue;
+      const effect = ledger.find((e) => e.orderId === doc.orderId && e.idempotencyKey === step.idempotencyKey);
+      const stored = step.result?.['effectId'];
+      if (effect !== undefined && stored === effect.effectId) continue;
+      const applied = effect === undefined ? 'no effect under its key' : `effect ${effect.effectId}`;
+      problems.push(`order ${doc.orderId}: step ${step.name} holds the result of ${JSON.stringify(stored ?? null)}, but the remote applied ${applied}`);
+    }
+  }
+  return problems;
+}
+
+function isForwardNamedBy(forward: LedgerArrival, undo: LedgerArrival): boolean {
+  return forward.mode === 'forward' && forward.service === undo.service && forward.idempotencyKey === undo.compensates;
+}
+
+function describe(arrival: LedgerArrival): string {
+  const attempt = arrival.attempt === undefined ? '' : ` attempt ${arrival.attempt}`;
+  return `${arrival.arrivalId}${attempt} at ${arrival.at}`;
 }
 
 function isUndoOf(undo: LedgerEffect, forward: LedgerEffect, undoKind: string): boolean {

@@ -147,6 +147,9 @@ describe.each(CLIENTS)('createHttpRemoteCall with the remote-sim mapping over %s
       orderId: 'order-7',
       payload: { amount: 42 },
       results: {},
+      step: 'charge-card',
+      attempt: 1,
+      try: 1,
     });
   });
 
@@ -157,7 +160,7 @@ describe.each(CLIENTS)('createHttpRemoteCall with the remote-sim mapping over %s
     await remoteSim(remote.url)(on(request, new AbortController().signal));
 
     expect(remote.received[0]?.headers).not.toHaveProperty('compensates-idempotency-key');
-    expect(remote.received[0]?.body).toEqual({ orderId: 'order-7', payload: { amount: 42 }, results: {} });
+    expect(remote.received[0]?.body).toEqual({ orderId: 'order-7', payload: { amount: 42 }, results: {}, step: 'charge-card', attempt: 1, try: 1 });
   });
 
   describe('when the remote said 2xx but its answer cannot be read (the effect may have been applied)', () => {

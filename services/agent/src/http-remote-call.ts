@@ -122,6 +122,8 @@ function httpRequestOf(
     orderId: call.orderId,
     processId: call.processId,
     step: call.step,
+    attempt: call.attempt,
+    try: call.tryNumber,
     mode: call.mode,
     idempotencyKey: call.idempotencyKey,
     payload: call.payload,

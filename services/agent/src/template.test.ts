@@ -6,6 +6,8 @@ const scope: TemplateScope = {
   orderId: 'order 7/a',
   processId: 'proc-7',
   step: 'reserve-stock',
+  attempt: 4,
+  try: 1,
   mode: 'forward',
   idempotencyKey: 'order 7/a/reserve-stock/forward',
   payload: { sku: 'A-1', quantity: 2, lines: [{ sku: 'A-1' }] },
@@ -40,7 +42,7 @@ describe('templates of the HTTP mapping', () => {
     expect(referencesIn({ a: ['{orderId}', 'x {env.A} {payload.b.c}'] })).toEqual(['orderId', 'env.A', 'payload.b.c']);
     expect(referenceProblem('payload.amount')).toBeNull();
     expect(referenceProblem('order.id')).toBe(
-      '{order.id} is not a known reference; start it with one of agent, operation, orderId, processId, step, mode, idempotencyKey, payload, results, compensates, env',
+      '{order.id} is not a known reference; start it with one of agent, operation, orderId, processId, step, attempt, try, mode, idempotencyKey, payload, results, compensates, env',
     );
     expect(referenceProblem('env.A.B')).toBe('{env.A.B} must name one variable: {env.NAME}');
   });

@@ -10,6 +10,8 @@ export const TEMPLATE_ROOTS = [
   'orderId',
   'processId',
   'step',
+  'attempt',
+  'try',
   'mode',
   'idempotencyKey',
   'payload',

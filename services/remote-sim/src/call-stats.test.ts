@@ -65,6 +65,7 @@ describe('RemoteSim stats', () => {
       outageUntil: 10_000,
       permanentFailOrders: [],
       permanentFailOperations: [],
+      holdOperations: [],
     });
     for (let i = 0; i < 3; i++) {
       sim.call({ service: 'inventory', operation: 'reserve', idempotencyKey: 'k', body: { orderId: 'o', payload: {} } });

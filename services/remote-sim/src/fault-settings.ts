@@ -19,6 +19,11 @@ export const FaultSettingsInput = z
     latencyMs: z.number().int().min(0).max(maxLatencyMs).optional(),
     /** Never answer: hold each request until the client aborts or the server closes. */
     hang: z.boolean().optional(),
+    /**
+     * Operations whose successful answers are held, their effect applied, until
+     * `POST /admin/release/:service` (or the client gives up): a test decides when the caller hears back.
+     */
+    holdOperations: z.array(z.string().min(1)).optional(),
     /** 503 with `Retry-After` from now for this long. */
     outageMs: z.number().int().min(0).optional(),
     /** 503 with `Retry-After` until this instant (epoch ms). */
@@ -40,6 +45,8 @@ export interface ServiceFaults {
   lostReplyRate: number;
   latencyMs: number;
   hang: boolean;
+  /** Operations whose successful answers wait for `POST /admin/release/:service`. */
+  holdOperations: string[];
   /** End of the outage window (epoch ms), or null when there is none. */
   outageUntil: number | null;
   permanentFailOrders: string[];
@@ -53,6 +60,7 @@ export function noFaults(): ServiceFaults {
     lostReplyRate: 0,
     latencyMs: 0,
     hang: false,
+    holdOperations: [],
     outageUntil: null,
     permanentFailOrders: [],
     permanentFailOperations: [],
@@ -70,12 +78,11 @@ export function parseFaultSettings(service: RemoteServiceName, body: unknown, no
   const parsed = FaultSettingsInput.safeParse(body);
   if (!parsed.success) return { ok: false, issues: describeIssues(parsed.error) };
   const input = parsed.data;
-  const unknownOps = (input.permanentFailOperations ?? []).filter((op) => !isOperationOf(service, op));
-  if (unknownOps.length > 0) {
-    return {
-      ok: false,
-      issues: [`permanentFailOperations: ${service} has no operation ${unknownOps.map((o) => `'${o}'`).join(', ')}`],
-    };
+  for (const field of ['permanentFailOperations', 'holdOperations'] as const) {
+    const unknownOps = (input[field] ?? []).filter((op) => !isOperationOf(service, op));
+    if (unknownOps.length > 0) {
+      return { ok: false, issues: [`${field}: ${service} has no operation ${unknownOps.map((o) => `'${o}'`).join(', ')}`] };
+    }
   }
   const base = noFaults();
   let outageUntil: number | null = null;
@@ -88,6 +95,7 @@ export function parseFaultSettings(service: RemoteServiceName, body: unknown, no
       lostReplyRate: input.lostReplyRate ?? base.lostReplyRate,
       latencyMs: input.latencyMs ?? base.latencyMs,
       hang: input.hang ?? base.hang,
+      holdOperations: [...(input.holdOperations ?? [])],
       outageUntil,
       permanentFailOrders: [...(input.permanentFailOrders ?? [])],
       permanentFailOperations: [...(input.permanentFailOperations ?? [])],

@@ -17,6 +17,8 @@ export * from './sim-response';
 export * from './remote-call-body';
 export * from './remote-operations';
 export * from './effect-ledger';
+export * from './arrival-log';
+export * from './remote-sim-mode';
 export * from './compensated-key';
 export * from './fault-plan';
 export * from './fault-settings';

@@ -9,11 +9,11 @@ async function main(): Promise<void> {
   const config = loadConfig(RemoteSimConfig, process.env);
   const instanceId = config.INSTANCE_ID ?? defaultInstanceId('remote-sim');
   const logger = createLogger({ service: 'remote-sim', instanceId, level: config.LOG_LEVEL });
-  const sim = new RemoteSim({ clock: systemClock, random: seededRandom(config.SEED), logger });
+  const sim = new RemoteSim({ clock: systemClock, random: seededRandom(config.SEED), logger, mode: config.REMOTE_SIM_MODE });
   const server = new RemoteSimServer({ sim, logger });
   const port = await server.start(config.PORT, config.HOST);
   const urlHost = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
-  logger.info({ port, url: `http://${urlHost}:${port}`, seed: config.SEED }, 'listening');
+  logger.info({ port, url: `http://${urlHost}:${port}`, seed: config.SEED, mode: config.REMOTE_SIM_MODE }, 'listening');
   installShutdown(logger, [server]);
 }
 

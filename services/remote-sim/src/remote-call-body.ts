@@ -13,6 +13,14 @@ export const RemoteCallBody = z.object({
    * send only `{ orderId, payload }` (every agent so far) are answered as before.
    */
   results: z.record(z.record(z.unknown())).optional(),
+  /**
+   * Which dispatch sent the call, recorded on its arrival: the workflow step, the process attempt
+   * (fencing token) and the agent's try of that dispatch. Optional: only a mapping that sends them
+   * (remote-sim's own does) gets them recorded.
+   */
+  step: z.string().min(1).optional(),
+  attempt: z.number().int().min(0).optional(),
+  try: z.number().int().min(1).optional(),
 });
 export type RemoteCallBody = z.infer<typeof RemoteCallBody>;
 

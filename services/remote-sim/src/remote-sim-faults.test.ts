@@ -84,7 +84,7 @@ describe('RemoteSim faults', () => {
     it('never answers and applies no effect', () => {
       const h = setup();
       h.faults({ hang: true, latencyMs: 10 });
-      expect(h.call('charge', 'k-1')).toEqual({ kind: 'hang' });
+      expect(h.call('charge', 'k-1')).toEqual({ kind: 'hang', arrivalId: 'arr-000001' });
       expect(h.sim.ledger()).toEqual([]);
       expect(h.sim.stats().services.payment.outcomes.hang).toBe(1);
     });

@@ -72,6 +72,7 @@ describe('RemoteSim bad input', () => {
       outageUntil: null,
       permanentFailOrders: [],
       permanentFailOperations: [],
+      holdOperations: [],
     });
     expect(sim.call({ ...good, idempotencyKey: undefined })).toMatchObject({ status: 400 });
   });

@@ -110,6 +110,7 @@ describe('RemoteSimServer over HTTP', () => {
       outageUntil: null,
       permanentFailOrders: ['o-9'],
       permanentFailOperations: [],
+      holdOperations: [],
     });
   });
 

@@ -4,6 +4,7 @@ import { ensureError, type Logger } from '@sas/runtime';
 import { compensatesIdempotencyKeyHeader } from './compensated-key';
 import { parseJsonBody } from './malformed-json';
 import { defaultMaxBodyBytes, readBody } from './read-body';
+import type { RemoteServiceName } from './remote-operations';
 import type { RemoteSim } from './remote-sim';
 import { routeRequest } from './sim-router';
 import type { SimResponse } from './sim-response';
@@ -16,10 +17,12 @@ export interface RemoteSimServerOptions {
   maxBodyBytes?: number;
 }
 
-// A request whose answer is not written yet: hanging, or waiting out injected latency.
+// A request whose answer is not written yet: hanging, waiting out injected latency, or waiting for
+// its service's answers to be released (`release` then holds the answer and the service).
 interface HeldRequest {
   res: ServerResponse;
   timer: NodeJS.Timeout | undefined;
+  release?: { service: string; response: SimResponse };
 }
 
 /**
@@ -49,6 +52,7 @@ export class RemoteSimServer {
     this.sim = options.sim;
     this.logger = options.logger;
     this.maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+    this.sim.onRelease((service) => this.releaseHeld(service));
   }
 
   /** Listens on `port` (0 picks a free one) and resolves with the bound port. */
@@ -114,21 +118,28 @@ export class RemoteSimServer {
       compensatesKey: header(req, compensatesIdempotencyKeyHeader.toLowerCase()),
       body: parseJsonBody(body.text),
     });
+    if (response.arrivalId !== undefined) {
+      const arrivalId = response.arrivalId;
+      // 'close' before 'finish': the client left (or the server closed) before the answer was written.
+      res.once('finish', () => this.sim.answered(arrivalId));
+      res.once('close', () => {
+        if (!res.writableFinished) this.sim.abandoned(arrivalId);
+      });
+    }
     if (response.kind === 'hang') {
-      this.hold(res, undefined);
+      this.hold(res);
+    } else if (response.heldFor !== undefined) {
+      // The injected latency still applies, counted from the release.
+      this.hold(res).release = { service: response.heldFor, response };
     } else if (response.delayMs > 0) {
-      const entry = this.hold(res, undefined);
-      entry.timer = setTimeout(() => {
-        this.held.delete(entry);
-        write(res, response);
-      }, response.delayMs);
+      this.delay(this.hold(res), response);
     } else {
       write(res, response);
     }
   }
 
-  private hold(res: ServerResponse, timer: NodeJS.Timeout | undefined): HeldRequest {
-    const entry: HeldRequest = { res, timer };
+  private hold(res: ServerResponse): HeldRequest {
+    const entry: HeldRequest = { res, timer: undefined };
     this.held.add(entry);
     // 'close' fires when the client aborts (or the answer is finished): stop holding either way.
     res.once('close', () => {
@@ -136,6 +147,31 @@ export class RemoteSimServer {
       this.held.delete(entry);
     });
     return entry;
+  }
+
+  private delay(entry: HeldRequest, response: Extract<SimResponse, { kind: 'answer' }>): void {
+    if (response.delayMs <= 0) {
+      this.held.delete(entry);
+      write(entry.res, response);
+      return;
+    }
+    entry.timer = setTimeout(() => {
+      this.held.delete(entry);
+      write(entry.res, response);
+    }, response.delayMs);
+  }
+
+  // Writes (after their latency) the answers held for `service`; returns how many.
+  private releaseHeld(service: RemoteServiceName): number {
+    let released = 0;
+    for (const entry of this.held) {
+      const hold = entry.release;
+      if (hold?.service !== service || hold.response.kind !== 'answer') continue;
+      entry.release = undefined;
+      released += 1;
+      this.delay(entry, hold.response);
+    }
+    return released;
   }
 
   private fail(res: ServerResponse, err: Error): void {

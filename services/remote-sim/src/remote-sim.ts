@@ -1,5 +1,6 @@
 import type { Clock, Logger } from '@sas/runtime';
 import { pino } from 'pino';
+import { ArrivalLog, type Arrival, type ArrivalFilter } from './arrival-log';
 import { CallStats, type CallOutcome, type StatsSnapshot } from './call-stats';
 import { compensatedKeyOf } from './compensated-key';
 import { describeIssues } from './describe-issues';
@@ -10,6 +11,7 @@ import { MalformedJson } from './malformed-json';
 import { operationResult } from './operation-result';
 import { RemoteCallBody, type RemoteCallRequest } from './remote-call-body';
 import { RemoteOperations, isCompensation, isOperationOf, isRemoteService, type RemoteServiceName } from './remote-operations';
+import type { RemoteSimMode } from './remote-sim-mode';
 import type { RandomSource } from './seeded-random';
 import { answer, errorAnswer, type SimResponse } from './sim-response';
 
@@ -22,7 +24,12 @@ export interface RemoteSimOptions {
   random: RandomSource;
   /** Calls are logged at debug, fault changes at info. @default a silent logger */
   logger?: Logger;
+  /** Whether the simulator covers for its caller (see {@link RemoteSimMode}). @default 'protective' */
+  mode?: RemoteSimMode;
 }
+
+/** Called with a service whose held answers are to be written now; returns how many it wrote. */
+export type ReleaseListener = (service: RemoteServiceName) => number;
 
 /**
  * The simulated payment, inventory and shipping services, without any I/O: it decides each answer,
@@ -41,6 +48,10 @@ export interface RemoteSimOptions {
  * undo yet (then its result says `noop: true`). A forward call under a tombstoned key is refused
  * with 409 and no effect, so a forward call still queued or retrying when its step was canceled
  * can never overtake its undo. A forward call that took effect before its undo still replays.
+ * That protection covers for the caller; in the `plain` mode there is none (see {@link RemoteSimMode}).
+ *
+ * Every call with a key and a valid body is also recorded as an {@link Arrival} (`GET /arrivals`),
+ * whatever its outcome, so a test can check the order in which the caller sent its calls.
  */
 export class RemoteSim {
   private readonly clock: Clock;
@@ -48,14 +59,20 @@ export class RemoteSim {
   private readonly logger: Logger;
   private readonly plan = new FaultPlan();
   private readonly effects = new EffectLedger();
+  private readonly arrivalLog = new ArrivalLog();
+  private readonly releaseListeners: ReleaseListener[] = [];
   private readonly calls: CallStats;
+  /** The mode this simulator runs in. */
+  readonly mode: RemoteSimMode;
   // Never reset, so ids stay unique across ledger clears within one process.
   private serial = 0;
+  private arrivalSerial = 0;
 
   constructor(options: RemoteSimOptions) {
     this.clock = options.clock;
     this.random = options.random;
     this.logger = options.logger ?? pino({ level: 'silent' });
+    this.mode = options.mode ?? 'protective';
     this.calls = new CallStats(this.clock.now());
   }
 
@@ -70,8 +87,14 @@ export class RemoteSim {
       const ops = RemoteOperations[service];
       return errorAnswer(404, `${service} has no operation '${operation}'; use ${ops.forward} or ${ops.compensation}`);
     }
+    // Set once the call is valid enough to name a dispatch; `done` then notes how it ended.
+    const seen: { arrival?: Arrival } = {};
     const done = (outcome: CallOutcome, response: SimResponse, orderId?: string): SimResponse => {
       this.calls.count(service, operation, outcome);
+      if (seen.arrival !== undefined) {
+        seen.arrival.outcome = outcome;
+        response = { ...response, arrivalId: seen.arrival.arrivalId };
+      }
       const status = response.kind === 'answer' ? response.status : null;
       // `remoteService`, not `service`: the logger's base fields already name this process's service.
       this.logger.debug({ remoteService: service, operation, orderId, idempotencyKey, outcome, status }, 'call');
@@ -98,6 +121,8 @@ export class RemoteSim {
     const faults = this.plan.get(service);
     const delayMs = faults.latencyMs;
     const now = this.clock.now();
+    const arrival = this.arrive(service, operation, orderId, idempotencyKey, compensates.key, parsed.data, now);
+    seen.arrival = arrival;
 
     if (faults.hang) return done('hang', { kind: 'hang' }, orderId);
     if (faults.outageUntil !== null && now < faults.outageUntil) {
@@ -117,9 +142,11 @@ export class RemoteSim {
           `this call is ${service}.${operation} of order '${orderId}'. Use a distinct key per step and mode`;
         return done('conflict', errorAnswer(409, message, {}, delayMs), orderId);
       }
-      return done('replayed', answer(200, responseBody(existing), { 'Idempotent-Replayed': 'true' }, delayMs), orderId);
+      const replay = answer(200, responseBody(existing), { 'Idempotent-Replayed': 'true' }, delayMs);
+      return done('replayed', held(replay, service, faults, operation), orderId);
     }
-    const undo = isCompensation(service, operation) ? undefined : this.effects.undoOf(service, idempotencyKey);
+    const protective = this.mode === 'protective';
+    const undo = !protective || isCompensation(service, operation) ? undefined : this.effects.undoOf(service, idempotencyKey);
     if (undo !== undefined) {
       const message =
         `${service}.${operation} '${idempotencyKey}' was already compensated (undo ${undo.effectId}); ` +
@@ -131,10 +158,41 @@ export class RemoteSim {
     if (failure !== undefined) return done('permanent', errorAnswer(422, failure, {}, delayMs), orderId);
 
     const effect = this.apply(service, operation, orderId, idempotencyKey, { payload, results }, compensates.key, now);
+    arrival.applied = true;
     if (faults.lostReplyRate > 0 && this.random.next() < faults.lostReplyRate) {
       return done('lost', errorAnswer(503, unavailable(service), {}, delayMs), orderId);
     }
-    return done('ok', answer(200, responseBody(effect), {}, delayMs), orderId);
+    return done('ok', held(answer(200, responseBody(effect), {}, delayMs), service, faults, operation), orderId);
+  }
+
+  /**
+   * Writes the service's held answers now (`POST /admin/release/:service`); returns how many. The
+   * hold itself stays in force for later calls until the faults are changed.
+   */
+  release(service: RemoteServiceName): number {
+    const released = this.releaseListeners.reduce((sum, listener) => sum + listener(service), 0);
+    this.logger.info({ remoteService: service, released }, 'held answers released');
+    return released;
+  }
+
+  /** Registers the layer that holds answers (the HTTP server), so {@link release} reaches it. */
+  onRelease(listener: ReleaseListener): void {
+    this.releaseListeners.push(listener);
+  }
+
+  /** Notes that an arrival's answer was written at the clock's current time. */
+  answered(arrivalId: string): void {
+    this.arrivalLog.answered(arrivalId, this.clock.now());
+  }
+
+  /** Notes that an arrival's client left (or the server closed) before any answer was written. */
+  abandoned(arrivalId: string): void {
+    this.arrivalLog.abandoned(arrivalId, this.clock.now());
+  }
+
+  /** Calls as they arrived, in order (`GET /arrivals`). */
+  arrivals(filter: ArrivalFilter = {}): Arrival[] {
+    return this.arrivalLog.list(filter).map((a) => structuredClone(a));
   }
 
   /** Replaces the faults of one service (`PUT /admin/faults/:service`). */
@@ -164,9 +222,10 @@ export class RemoteSim {
     return this.calls.snapshot();
   }
 
-  /** Forgets every effect and restarts the counters (`DELETE /ledger`); faults stay as they are. */
+  /** Forgets every effect and arrival and restarts the counters (`DELETE /ledger`); faults stay as they are. */
   resetLedger(): void {
     this.effects.clear();
+    this.arrivalLog.clear();
     this.calls.reset(this.clock.now());
     this.logger.info('ledger and stats cleared');
   }
@@ -174,6 +233,35 @@ export class RemoteSim {
   /** The clock's current time; lets the HTTP layer validate fault bodies against the same clock. */
   now(): number {
     return this.clock.now();
+  }
+
+  private arrive(
+    service: RemoteServiceName,
+    operation: string,
+    orderId: string,
+    idempotencyKey: string,
+    compensates: string | undefined,
+    body: RemoteCallBody,
+    now: number,
+  ): Arrival {
+    this.arrivalSerial += 1;
+    const arrival: Arrival = {
+      arrivalId: `arr-${String(this.arrivalSerial).padStart(6, '0')}`,
+      service,
+      operation,
+      mode: isCompensation(service, operation) ? 'undo' : 'forward',
+      orderId,
+      idempotencyKey,
+      ...(compensates === undefined ? {} : { compensates }),
+      ...(body.step === undefined ? {} : { step: body.step }),
+      ...(body.attempt === undefined ? {} : { attempt: body.attempt }),
+      ...(body.try === undefined ? {} : { try: body.try }),
+      at: now,
+      outcome: 'ok',
+      applied: false,
+    };
+    this.arrivalLog.record(arrival);
+    return arrival;
   }
 
   private apply(
@@ -214,6 +302,11 @@ export class RemoteSim {
         : this.effects.findLast((e) => e.service === service && e.orderId === orderId && e.operation === forward);
     return candidate !== undefined && candidate.orderId === orderId && candidate.operation === forward ? candidate : undefined;
   }
+}
+
+// A successful answer of an operation the faults hold waits for `release`.
+function held(response: SimResponse, service: RemoteServiceName, faults: ServiceFaults, operation: string): SimResponse {
+  return response.kind === 'answer' && faults.holdOperations.includes(operation) ? { ...response, heldFor: service } : response;
 }
 
 // The same words for an injected error and a lost reply: a client must not be able to tell them apart.

@@ -10,10 +10,15 @@ export type SimResponse =
       body: unknown;
       /** Wait this long before answering (injected latency). */
       delayMs: number;
+      /** The call's entry in the arrival log, so the server can note when it was answered. */
+      arrivalId?: string;
+      /** Hold the answer (its effect already applied) until this service's answers are released. */
+      heldFor?: string;
     }
   | {
       /** Never answer; hold the request until the client gives up or the server closes. */
       kind: 'hang';
+      arrivalId?: string;
     };
 
 /** A JSON answer. */

@@ -38,10 +38,16 @@ export function routeRequest(sim: RemoteSim, request: SimRequest): SimResponse {
   if (first === 'healthz' && second === undefined) {
     return method === 'GET' ? answer(200, { status: 'ok' }) : notAllowed(method, url.pathname, 'GET');
   }
+  if (first === 'admin' && second === 'release' && third !== undefined) {
+    if (method !== 'POST') return notAllowed(method, url.pathname, 'POST');
+    if (!isRemoteService(third)) return errorAnswer(404, `Unknown service '${third}'; use one of: ${knownServices}`);
+    return answer(200, { service: third, released: sim.release(third) });
+  }
   if (first === 'admin' && second === 'faults') {
     return third === undefined ? allFaults(sim, method, url.pathname) : serviceFaults(sim, method, url.pathname, third, request.body);
   }
   if (first === 'ledger' && second === undefined) return ledger(sim, method, url);
+  if (first === 'arrivals' && second === undefined) return arrivals(sim, method, url);
   if (first === 'stats' && second === undefined) {
     return method === 'GET' ? answer(200, sim.stats()) : notAllowed(method, url.pathname, 'GET');
   }
@@ -87,10 +93,20 @@ function ledger(sim: RemoteSim, method: string, url: URL): SimResponse {
   return answer(200, { effects: sim.ledger({ service, orderId }) });
 }
 
+function arrivals(sim: RemoteSim, method: string, url: URL): SimResponse {
+  if (method !== 'GET') return notAllowed(method, url.pathname, 'GET');
+  const service = url.searchParams.get('service') ?? undefined;
+  const orderId = url.searchParams.get('orderId') ?? undefined;
+  if (service !== undefined && !isRemoteService(service)) {
+    return errorAnswer(400, `Unknown service '${service}' in the arrivals filter; use one of: ${knownServices}`);
+  }
+  return answer(200, { mode: sim.mode, arrivals: sim.arrivals({ service, orderId }) });
+}
+
 function notFound(method: string, path: string): SimResponse {
   return errorAnswer(
     404,
-    `No route for ${method} ${path}; use POST /services/:service/:operation, /admin/faults[/:service], /ledger, /stats or /healthz`,
+    `No route for ${method} ${path}; use POST /services/:service/:operation, /admin/faults[/:service], POST /admin/release/:service, /ledger, /arrivals, /stats or /healthz`,
   );
 }
 
