@@ -42,6 +42,11 @@ export const SchedulerConfig = z.object({
    * wins); later occurrences follow the job's `misfirePolicy`. 60 s, as Quartz.
    */
   JOBS_MISFIRE_THRESHOLD_MS: z.coerce.number().int().nonnegative().default(60_000),
+  /**
+   * A firing claimed this long ago and neither settled nor waiting for a retry is redone by the
+   * lease holder (its runner died mid-firing). Defaults to JOBS_LEASE_TTL_MS.
+   */
+  JOBS_IN_FLIGHT_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   /** A firing more than this after its occurrence is recorded `late: true`. Defaults to 2 × JOBS_POLL_INTERVAL_MS. */
   JOBS_LATE_TOLERANCE_MS: z.coerce.number().int().nonnegative().optional(),
   /** How often the bulk runner looks for running bulk operations. */

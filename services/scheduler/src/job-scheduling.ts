@@ -21,6 +21,7 @@ export async function startJobScheduling(svc: ProcessService, config: SchedulerC
     retentionMs: config.JOBS_RETENTION_MS,
     misfireThresholdMs: config.JOBS_MISFIRE_THRESHOLD_MS,
     ...(config.JOBS_LEASE_TTL_MS !== undefined ? { leaseTtlMs: config.JOBS_LEASE_TTL_MS } : {}),
+    ...(config.JOBS_IN_FLIGHT_TIMEOUT_MS !== undefined ? { inFlightTimeoutMs: config.JOBS_IN_FLIGHT_TIMEOUT_MS } : {}),
     ...(config.JOBS_LATE_TOLERANCE_MS !== undefined ? { lateToleranceMs: config.JOBS_LATE_TOLERANCE_MS } : {}),
   });
   runner.start();
