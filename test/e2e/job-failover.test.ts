@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findWorkspaceRoot, type ServiceProcess } from '@sas/stack';
 import { scrapeMetrics } from '@sas/testkit';
-import { JobArrivals } from '../support/job-arrivals';
+import { JobArrivals, redoneFireTimes } from '../support/job-arrivals';
 import { SystemFixture } from '../support/system-fixture';
 
 /** The runners poll this often and renew the lease at every poll. */
@@ -67,10 +67,7 @@ describe('persistent jobs across lease failovers and an outage (real processes)'
   }
 
   /** Fire times one of the first two schedulers logged as redone after the runner that claimed them was killed before settling. */
-  function redone(key: string): Set<number> {
-    const lines = schedulers().slice(0, 2).flatMap((s) => s.lines);
-    return new Set(lines.filter((l) => l.json?.['msg'] === 'redoing a firing whose runner stopped before settling it' && l.json['job'] === key).map((l) => Date.parse(String(l.json?.['fireTime']))));
-  }
+  const redone = (key: string): Set<number> => redoneFireTimes(schedulers().slice(0, 2).flatMap((s) => s.lines), key);
 
   /**
    * No fire time arrived twice, except one a killed runner had claimed and sent, which the next

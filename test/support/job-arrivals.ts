@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { createRedisConnection, type RedisConnection } from '@sas/client';
 import { queueKeyPrefix } from '@sas/contracts';
+import type { OutputLine } from '@sas/stack';
 
 /**
  * Counts the arrivals of a persistent job's triggers at the queue they are sent to, per fire time,
@@ -39,4 +40,14 @@ export class JobArrivals {
     await this.queue.close();
     this.redis.disconnect();
   }
+}
+
+/**
+ * Fire times of job `key` that a scheduler logged as redone because the runner that claimed them
+ * stopped (was killed) before settling them. Such a firing is sent again (at-least-once); BullMQ
+ * drops the copy by job id, but it is a second arrival, which a test may excuse for these alone.
+ */
+export function redoneFireTimes(lines: readonly OutputLine[], key: string): Set<number> {
+  const redone = lines.filter((l) => l.json?.['msg'] === 'redoing a firing whose runner stopped before settling it' && l.json['job'] === key);
+  return new Set(redone.map((l) => Date.parse(String(l.json?.['fireTime']))));
 }
