@@ -66,9 +66,10 @@ export async function fireDueJob(ctx: FiringContext, job: JobSpecificationDocume
 
 /**
  * Tries again a firing left in flight: one whose last attempt failed transiently (its `retryAt`
- * has come), or whose runner stopped between claiming and settling it (stale). The receivers
- * deduplicate (same orderId, same BullMQ job id), so a trigger that had in fact gone out is not
- * delivered twice; one known to have gone out is not sent again.
+ * has come), or whose runner stopped between claiming and settling it (stale). A trigger that had
+ * in fact gone out is sent again with the same BullMQ job id (dropped while the first is still
+ * queued) and the same orderId or (key, fire time), on which the receivers deduplicate; one known
+ * to have gone out is not sent again.
  */
 export async function retryInFlightFiring(ctx: FiringContext, job: JobSpecificationDocument, now: Date): Promise<FiringOutcome> {
   if (!job.inFlight) return { kind: 'not-due' };
