@@ -151,8 +151,9 @@ describe('persistent jobs across lease failovers and an outage (real processes)'
     await Promise.all(schedulers().map((s) => s.kill('SIGKILL')));
     const downAt = Date.now();
     await fx.stack.waitFor(() => Date.now() >= downAt + OUTAGE_MS, { timeoutMs: OUTAGE_MS + 5000, description: 'the outage to last' });
-    const upAt = Date.now();
     await Promise.all(schedulers().map((s) => restart(s)));
+    // Down until they are ready again: a restart on a loaded machine takes seconds, and they count.
+    const upAt = Date.now();
     await waitForMoreFirings('each', 2);
 
     // Two runners that both believe they lead (a lease of 1 ms, polling every 20 ms): only the
