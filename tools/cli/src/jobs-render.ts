@@ -23,8 +23,8 @@ function renderEntry(e: JobExecutionStatusEntry): string {
   if (e.nextFireTime) parts.push(`next ${when(e.nextFireTime)}`);
   const tolerance = e.lateToleranceMs !== undefined ? `, tolerance ${e.lateToleranceMs} ms` : '';
   if (e.late) parts.push(`LATE by ${e.lateByMs ?? 0} ms${tolerance}`);
-  // A firing entry carries the tolerance; only a firing has the collapsed span, a skip entry says its own in `reason`.
-  if (e.missedSince && e.lateToleranceMs !== undefined) parts.push(`misfired since ${when(e.missedSince)}, fired once`);
+  // A collapsed firing's span; a skip entry names its own span in `reason`.
+  if (e.missedSince && !e.reason) parts.push(`misfired since ${when(e.missedSince)}, fired once`);
   if (e.reason) parts.push(`reason: ${e.reason}`);
   if (e.deleteTime) parts.push(`[removed after ${when(e.deleteTime)}]`);
   return parts.join('  ');
