@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_MISFIRE_THRESHOLD_MS } from '@sas/jobs';
 import { CommonConfig } from '@sas/runtime';
 
 /** Environment of the scheduler service. */
@@ -41,7 +42,7 @@ export const SchedulerConfig = z.object({
    * How late a job's occurrence may fire and still fire on its own (a job's `misfireThresholdMs`
    * wins); later occurrences follow the job's `misfirePolicy`. 60 s, as Quartz.
    */
-  JOBS_MISFIRE_THRESHOLD_MS: z.coerce.number().int().nonnegative().default(60_000),
+  JOBS_MISFIRE_THRESHOLD_MS: z.coerce.number().int().nonnegative().default(DEFAULT_MISFIRE_THRESHOLD_MS),
   /**
    * A firing claimed this long ago and neither settled nor waiting for a retry is redone by the
    * lease holder (its runner died mid-firing). Defaults to JOBS_LEASE_TTL_MS.
