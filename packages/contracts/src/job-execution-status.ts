@@ -35,12 +35,17 @@ export const JobExecutionStatusEntry = z.object({
   nextFireTime: z.date().optional(),
   /** Why the job failed or was canceled. */
   reason: z.string().optional(),
-  /** True when the firing happened late: occurrences were missed (scheduler down) or it ran past the tolerance. */
+  /** Present (true) exactly when the firing happened more than `lateToleranceMs` after its (first) occurrence. */
   late: z.boolean().optional(),
-  /** How long after its first missed occurrence the firing happened. */
+  /** How long after its occurrence the firing happened (after the first of them, when several collapsed into it). */
   lateByMs: z.number().int().nonnegative().optional(),
-  /** The first occurrence that was missed when several collapsed into this one firing. */
+  /** The first occurrence that was missed when several, later than the misfire threshold, collapsed into this one firing or were skipped. */
   missedSince: z.date().optional(),
+  /**
+   * The tolerance `late` was decided with (JOBS_LATE_TOLERANCE_MS). Compatibility: optional, on
+   * firing entries only; entries written before it was recorded have none.
+   */
+  lateToleranceMs: z.number().int().nonnegative().optional(),
   /** Instance or operator that wrote the entry. */
   by: z.string(),
 });

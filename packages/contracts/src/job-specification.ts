@@ -54,7 +54,12 @@ export const ProcessingContext = z
   .strict();
 export type ProcessingContext = z.infer<typeof ProcessingContext>;
 
-/** Submit a task at each fire time; its orderId is `<triggerIdentifier>@<fire time ISO>`, so a double firing is a Duplicate. */
+/**
+ * Submit a task at each fire time; its orderId is `<triggerIdentifier>@<fire time ISO>`. A second
+ * firing of the same fire time (a redo after a crash) sends the same BullMQ job id and orderId:
+ * BullMQ drops it while the first submission is still in its queue, and submission answers it as
+ * it answered the first one (the same process, not `Duplicate`), so it never makes a second order.
+ */
 export const SubmitTriggerCommand = z
   .object({
     type: z.literal('submit'),
@@ -68,6 +73,18 @@ export const SubmitTriggerCommand = z
 
 /** Put a message (any JSON object) on a queue at each fire time, wrapped in a `JobTriggerMessage`. */
 export const MessageTriggerCommand = z.object({ type: z.literal('message'), queue: QueueName, message: JsonObject }).strict();
+
+/**
+ * What a job does with occurrences that are later than its misfire threshold (the scheduler was
+ * down longer than that): `fireOnce` fires them as ONE late firing, for the latest of them;
+ * `skip` fires none of them (a one-off job that misfires is FAILED). Occurrences late by less
+ * than the threshold always fire, each one, in order.
+ */
+export const MisfirePolicy = z.enum(['fireOnce', 'skip']);
+export type MisfirePolicy = z.infer<typeof MisfirePolicy>;
+
+/** The longest misfire threshold a job may ask for: 7 days. */
+const MAX_MISFIRE_THRESHOLD_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** What a job sends at each fire time. */
 export const TriggerCommand = z.discriminatedUnion('type', [SubmitTriggerCommand, MessageTriggerCommand]);
@@ -108,6 +125,20 @@ export const JobSpecification = z
     failureCommand: FailureCommand,
     failureIdentifier: z.string().min(1).max(150),
     processingContext: ProcessingContext.optional(),
+    // Misfire handling (added after the IPF fields, which are unchanged). Compatibility: both
+    // optional, so every specification written before keeps its meaning (the scheduler's
+    // JOBS_MISFIRE_THRESHOLD_MS and `fireOnce`).
+    /** How late (ms) an occurrence may fire and still fire on its own. @default JOBS_MISFIRE_THRESHOLD_MS of the scheduler (60 s) */
+    misfireThresholdMs: z
+      .number({ invalid_type_error: 'misfireThresholdMs must be a number of milliseconds, e.g. 60000' })
+      .int('misfireThresholdMs must be a whole number of milliseconds')
+      .min(0, 'misfireThresholdMs must not be negative')
+      .max(MAX_MISFIRE_THRESHOLD_MS, `misfireThresholdMs must be at most ${MAX_MISFIRE_THRESHOLD_MS} (7 days)`)
+      .optional(),
+    /** What happens to occurrences later than the threshold. @default 'fireOnce' */
+    misfirePolicy: z
+      .enum(['fireOnce', 'skip'], { errorMap: () => ({ message: "misfirePolicy must be 'fireOnce' or 'skip'" }) })
+      .optional(),
   })
   .strict()
   .superRefine((spec, ctx) => {
@@ -135,6 +166,8 @@ export const JobFiringInFlight = z.object({
   late: z.boolean(),
   lateByMs: z.number().int().nonnegative(),
   missedSince: z.date().nullable(),
+  /** The tolerance `late` was decided with. Compatibility: optional; a firing claimed by an older runner has none. */
+  lateToleranceMs: z.number().int().nonnegative().optional(),
   // Retry bookkeeping of a firing that failed transiently. Compatibility: all optional, so a firing
   // claimed by an older runner reads as "no attempt failed yet, not sent, no retry planned", and
   // an older runner ignores them.
@@ -154,7 +187,8 @@ export type JobFiringInFlight = z.infer<typeof JobFiringInFlight>;
 /** One job in the `job_specifications` collection: the specification plus what the runner needs to fire it. */
 export const JobSpecificationDocument = z.object({
   _id: z.string(),
-  schemaVersion: z.literal(1),
+  /** 2 added the optional misfire fields; a version-1 document reads as the scheduler's defaults. */
+  schemaVersion: z.union([z.literal(1), z.literal(2)]),
   jobSpecificationKey: z.string(),
   jobRequestor: z.string(),
   schedulingSpecification: z.string().nullable(),
@@ -167,6 +201,10 @@ export const JobSpecificationDocument = z.object({
   failureCommand: FailureCommand,
   failureIdentifier: z.string(),
   processingContext: ProcessingContext.nullable(),
+  /** The job's own misfire threshold; absent: the scheduler's JOBS_MISFIRE_THRESHOLD_MS. Optional: version-1 documents have none. */
+  misfireThresholdMs: z.number().int().nonnegative().optional(),
+  /** Absent: `fireOnce`. Optional: version-1 documents have none. */
+  misfirePolicy: MisfirePolicy.optional(),
   /** Current status, kept here so the due-jobs query needs no join; the history is in `job_execution_status`. */
   status: JobExecutionState,
   /** The next occurrence to fire; null once nothing more will fire. */

@@ -59,7 +59,7 @@ export class InMemoryJobStore implements JobStore {
       ...job,
       nextFireTime: claim.nextFireTime,
       lastFireTime: claim.lastFireTime,
-      inFlight: clone(claim.inFlight),
+      inFlight: claim.inFlight && clone(claim.inFlight),
       updatedAt: claim.now,
       revision: job.revision + 1,
     });

@@ -5,8 +5,8 @@ import { retryDelayMs, type FiringRetryPolicy } from './firing-retry';
 import { failureMessage, triggerMessage } from './job-messages';
 import type { JobOutbox } from './job-outbox';
 import { isFinished, statusesAfterFiring } from './job-status-transitions';
-import type { JobStore } from './job-store';
-import { oneOffExclusion, planFiring } from './plan-firing';
+import type { FiringClaim, JobStore } from './job-store';
+import { oneOffExclusion, planFiring, type FiringPlan, type FiringRules } from './plan-firing';
 import { statusEntry } from './status-entry';
 
 /** What a firing needs; the {@link JobRunner} builds it once. */
@@ -17,7 +17,8 @@ export interface FiringContext {
   instanceId: string;
   /** How long finished jobs and their history stay before the TTL removes them. */
   retentionMs: number;
-  lateToleranceMs: number;
+  /** Lateness tolerance and default misfire threshold; see `planFiring`. */
+  rules: FiringRules;
   retry: FiringRetryPolicy;
 }
 
@@ -27,6 +28,8 @@ export type FiringOutcome =
   | { kind: 'fired' | 'failed'; fireTime: Date; late: boolean }
   /** An attempt failed transiently; the firing stays in flight and is tried again at `retryAt`. */
   | { kind: 'retrying'; fireTime: Date; attempts: number; retryAt: Date }
+  /** Misfire policy `skip`: occurrences later than the threshold were passed over, none fired. */
+  | { kind: 'skipped'; missedSince: Date; lastSkipped: Date }
   /** Another runner changed the job first, or the job was canceled while the firing was in flight. */
   | { kind: 'lost' | 'canceled' | 'not-due' };
 
@@ -37,13 +40,15 @@ interface Progress {
 }
 
 /**
- * Fires a due job once: claims the firing with a conditional update that also moves the job to
- * its next fire time and marks the firing in flight, then sends the trigger, records the status
- * entries, and settles. Missed occurrences collapse into this one firing (see `planFiring`).
+ * Takes one step of a due job (see `planFiring`): claims the firing with a conditional update that
+ * also moves the job to its next fire time and marks the firing in flight, then sends the trigger,
+ * records the status entries, and settles. Under misfire policy `skip` it only moves the job past
+ * its misfired occurrences. The runner calls it again while the job is due, to catch up.
  */
 export async function fireDueJob(ctx: FiringContext, job: JobSpecificationDocument, now: Date): Promise<FiringOutcome> {
-  const plan = planFiring(job, now, ctx.lateToleranceMs);
+  const plan = planFiring(job, now, ctx.rules);
   if (!plan) return { kind: 'not-due' };
+  if (plan.kind === 'skip') return skipMisfired(ctx, job, plan, now);
   const inFlight: JobFiringInFlight = {
     fireTime: plan.fireTime,
     by: ctx.instanceId,
@@ -51,6 +56,9 @@ export async function fireDueJob(ctx: FiringContext, job: JobSpecificationDocume
     late: plan.late,
     lateByMs: plan.lateByMs,
     missedSince: plan.missedSince,
+    lateToleranceMs: plan.lateToleranceMs,
+    // Carried in the claim, so a redo after a crash fails the firing the same way.
+    ...(plan.kind === 'fail' ? { failedReason: plan.reason } : {}),
   };
   const claim = { nextFireTime: plan.nextFireTime, lastFireTime: plan.fireTime, inFlight, now };
   return claimAndRun(ctx, job, claim, now);
@@ -58,9 +66,10 @@ export async function fireDueJob(ctx: FiringContext, job: JobSpecificationDocume
 
 /**
  * Tries again a firing left in flight: one whose last attempt failed transiently (its `retryAt`
- * has come), or whose runner stopped between claiming and settling it (stale). The receivers
- * deduplicate (same orderId, same BullMQ job id), so a trigger that had in fact gone out is not
- * delivered twice; one known to have gone out is not sent again.
+ * has come), or whose runner stopped between claiming and settling it (stale). A trigger that had
+ * in fact gone out is sent again with the same BullMQ job id (dropped while the first is still
+ * queued) and the same orderId or (key, fire time), on which the receivers deduplicate; one known
+ * to have gone out is not sent again.
  */
 export async function retryInFlightFiring(ctx: FiringContext, job: JobSpecificationDocument, now: Date): Promise<FiringOutcome> {
   if (!job.inFlight) return { kind: 'not-due' };
@@ -73,11 +82,38 @@ export async function retryInFlightFiring(ctx: FiringContext, job: JobSpecificat
   return claimAndRun(ctx, job, claim, now);
 }
 
+/**
+ * Moves a job past its misfired occurrences without firing them, conditional on its revision like
+ * a claim, and records a SCHEDULED entry saying which were skipped.
+ */
+async function skipMisfired(ctx: FiringContext, job: JobSpecificationDocument, plan: Extract<FiringPlan, { kind: 'skip' }>, now: Date): Promise<FiringOutcome> {
+  const claim = { nextFireTime: plan.nextFireTime, lastFireTime: job.lastFireTime, inFlight: null, now };
+  if (!(await ctx.store.claimFiring(job._id, job.revision, claim))) return { kind: 'lost' };
+  const reason = `misfirePolicy 'skip': the occurrences from ${plan.missedSince.toISOString()} to ${plan.lastSkipped.toISOString()} were more than ${plan.misfireThresholdMs} ms late and did not fire`;
+  const entry = statusEntry({
+    job,
+    status: 'SCHEDULED',
+    at: now,
+    revision: job.revision + 1,
+    by: ctx.instanceId,
+    deleteTime: null,
+    fireTime: plan.lastSkipped,
+    nextFireTime: plan.nextFireTime,
+    reason,
+  });
+  // The skip is done (the job moved on); an entry lost to a store error leaves only the log line.
+  await ctx.store.appendStatuses([{ ...entry, missedSince: plan.missedSince }]).catch((e: unknown) => {
+    ctx.logger.warn({ err: ensureError(e), job: job.jobSpecificationKey }, 'could not record the skipped occurrences in the status history');
+  });
+  ctx.logger.warn({ job: job.jobSpecificationKey, missedSince: plan.missedSince, lastSkipped: plan.lastSkipped, nextFireTime: plan.nextFireTime }, 'job skipped misfired occurrences');
+  return { kind: 'skipped', missedSince: plan.missedSince, lastSkipped: plan.lastSkipped };
+}
+
 /** Claims the firing (conditional on the job's revision), then runs it. */
 async function claimAndRun(
   ctx: FiringContext,
   job: JobSpecificationDocument,
-  claim: { nextFireTime: Date | null; lastFireTime: Date | null; inFlight: JobFiringInFlight; now: Date },
+  claim: FiringClaim & { inFlight: JobFiringInFlight },
   now: Date,
 ): Promise<FiringOutcome> {
   const claimed = { ...job, ...claim, revision: job.revision + 1 };
@@ -151,7 +187,7 @@ async function attemptFiring(ctx: FiringContext, job: JobSpecificationDocument, 
       fireTime,
       nextFireTime: status === 'SCHEDULED' ? job.nextFireTime : null,
       ...(status === 'FAILED' && reason !== null ? { reason } : {}),
-      lateness: inFlight,
+      lateness: { ...inFlight, lateToleranceMs: inFlight.lateToleranceMs ?? ctx.rules.lateToleranceMs },
     }),
   );
   // Recorded before the settle, which is the commit point: a settled firing has its entries.
@@ -167,7 +203,7 @@ async function attemptFiring(ctx: FiringContext, job: JobSpecificationDocument, 
     log.info({ sent }, 'job was canceled while this firing was in flight');
     return { kind: 'canceled' };
   }
-  const details = { status: statuses.status, nextFireTime: job.nextFireTime, late: inFlight.late, lateByMs: inFlight.lateByMs, missedSince: inFlight.missedSince };
+  const details = { status: statuses.status, nextFireTime: job.nextFireTime, late: inFlight.late, lateByMs: inFlight.lateByMs, missedSince: inFlight.missedSince, lateToleranceMs: inFlight.lateToleranceMs };
   if (sent) log.info(details, 'job fired');
   else log.warn({ ...details, reason }, 'job firing failed');
   return { kind: sent ? 'fired' : 'failed', fireTime, late: inFlight.late };

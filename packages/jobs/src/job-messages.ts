@@ -9,7 +9,11 @@ export interface OutgoingMessage {
 
 /**
  * The orderId a `submit` trigger uses: `<triggerIdentifier>@<fire time ISO>`. The same fire time
- * always gives the same orderId, so a firing redone after a crash is a Duplicate, never a second order.
+ * always gives the same orderId and the same BullMQ job id, so a second firing of it (a firing
+ * redone after a crash) never makes a second order: BullMQ drops it while the first submission is
+ * still in the queue, and otherwise submission finds the same order with the same fingerprint and
+ * answers it as it answered the first (`Received` again, the same event id), NOT `Duplicate`. So
+ * nothing downstream tells a second firing apart; only its arrival at the queue shows it.
  */
 export function orderIdFor(triggerIdentifier: string, fireTime: Date): string {
   return `${triggerIdentifier}@${fireTime.toISOString()}`;

@@ -55,11 +55,66 @@ describe('the job runner (in-memory store, fake clock)', () => {
     const [a, b] = [runner('scheduler-a', lease), runner('scheduler-b', lease)];
     clock.set('2024-05-01T10:00:00.100Z');
     expect((await a.poll()).fired).toBe(1);
-    expect(await b.poll()).toEqual({ leader: false, fired: 0, failed: 0, redone: 0, retrying: 0 });
+    expect(await b.poll()).toEqual({ leader: false, fired: 0, failed: 0, redone: 0, retrying: 0, skipped: 0 });
     // a dies without releasing the lease; hours pass.
     clock.set('2024-05-01T13:20:00Z');
     expect((await b.poll()).leader).toBe(true);
     expect(orderIds()).toEqual(['nightly@2024-05-01T10:00:00.000Z', 'nightly@2024-05-01T13:00:00.000Z']);
+  });
+
+  it('fires in one poll, in order, each occurrence that fell due while a standby waited out a dead holder lease', async () => {
+    clock.set('2024-05-01T09:59:59.500Z');
+    const job = await create({ schedulingSpecification: '* * * * * *' });
+    const lease = new InMemoryLease();
+    const [a, b] = [runner('scheduler-a', lease), runner('scheduler-b', lease)];
+    clock.set('2024-05-01T10:00:00.100Z');
+    await a.poll();
+    // a is killed; b takes over once the lease (3 s) has expired: at its poll 4.5 s later.
+    clock.set('2024-05-01T10:00:04.600Z');
+    expect(await b.poll()).toMatchObject({ leader: true, fired: 4 });
+    expect(orderIds().slice(-4)).toEqual(['01', '02', '03', '04'].map((s) => `nightly@2024-05-01T10:00:${s}.000Z`));
+    const entries = (await store.statusHistory(job._id)).filter((e) => e.fireTime && e.fireTime.getTime() > Date.parse('2024-05-01T10:00:00.500Z'));
+    // Each is marked with how late it fired; `late` exactly past the 2 s tolerance, which the entry states.
+    expect(entries.map((e) => [e.fireTime?.toISOString().slice(17, 19), e.lateByMs, e.late ?? false, e.lateToleranceMs, e.missedSince ?? null])).toEqual([
+      ['01', 3600, true, 2000, null],
+      ['02', 2600, true, 2000, null],
+      ['03', 1600, false, 2000, null],
+      ['04', 600, false, 2000, null],
+    ]);
+  });
+
+  it('skips occurrences later than the threshold under misfirePolicy skip, records which, then fires on time', async () => {
+    const job = await create({ schedulingSpecification: '0 * * * *', misfirePolicy: 'skip' });
+    const r = runner('scheduler-a');
+    clock.set('2024-05-01T10:00:00.100Z');
+    await r.poll();
+    clock.set('2024-05-01T13:20:00Z');
+    expect(await r.poll()).toMatchObject({ fired: 0, skipped: 1 });
+    clock.set('2024-05-01T14:00:00.200Z');
+    await r.poll();
+    expect(orderIds()).toEqual(['10:00:00', '14:00:00'].map((t) => `nightly@2024-05-01T${t}.000Z`));
+    const skip = (await store.statusHistory(job._id)).find((e) => e.reason?.startsWith('misfirePolicy'));
+    expect(skip).toMatchObject({
+      executionStatus: 'SCHEDULED',
+      missedSince: new Date('2024-05-01T11:00:00Z'),
+      nextFireTime: new Date('2024-05-01T14:00:00Z'),
+      reason: "misfirePolicy 'skip': the occurrences from 2024-05-01T11:00:00.000Z to 2024-05-01T13:00:00.000Z were more than 60000 ms late and did not fire",
+    });
+    expect(r.metrics()['skipped']).toBe(1);
+  });
+
+  it('gives the lease up on close, so a standby fires the next occurrence at its next poll', async () => {
+    clock.set('2024-05-01T09:59:59.500Z');
+    await create({ schedulingSpecification: '* * * * * *' });
+    const lease = new InMemoryLease();
+    const [a, b] = [runner('scheduler-a', lease), runner('scheduler-b', lease)];
+    clock.set('2024-05-01T10:00:00.100Z');
+    expect((await a.poll()).leader).toBe(true);
+    expect((await b.poll()).leader).toBe(false);
+    await a.close();
+    clock.set('2024-05-01T10:00:01.100Z');
+    expect(await b.poll()).toMatchObject({ leader: true, fired: 1 });
+    expect(orderIds()).toEqual(['00', '01'].map((s) => `nightly@2024-05-01T10:00:${s}.000Z`));
   });
 
   it('collapses occurrences missed while no runner ran into one late firing, then continues on time', async () => {

@@ -21,8 +21,13 @@ export interface JobRunnerOptions {
   retentionMs?: number;
   /** Jobs read per query. @default 100 */
   batch?: number;
-  /** A firing more than this late (without missed occurrences) is still recorded as late. @default 2 × pollIntervalMs */
+  /**
+   * A firing more than this after its occurrence is recorded `late: true`. An on-time firing starts
+   * up to one poll interval after its occurrence, plus the poll's own work. @default 2 × pollIntervalMs
+   */
   lateToleranceMs?: number;
+  /** An occurrence later than this misfired: the job's misfire policy applies (a job may set its own). @default 60000 */
+  misfireThresholdMs?: number;
   /** A firing claimed longer ago than this, not settled and with no retry planned, is redone by the lease holder. @default leaseTtlMs */
   inFlightTimeoutMs?: number;
   /** Delay before retrying a firing whose attempt failed transiently; doubles per failed attempt. @default 1000 */
@@ -42,16 +47,22 @@ export interface JobPollReport {
   redone: number;
   /** Attempts that failed transiently and left their firing in flight for a retry. */
   retrying: number;
+  /** Jobs moved past misfired occurrences by misfire policy `skip`. */
+  skipped: number;
 }
 
+/** Default of {@link JobRunnerOptions.misfireThresholdMs}: Quartz's default misfire threshold. */
+export const DEFAULT_MISFIRE_THRESHOLD_MS = 60_000;
+
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** Bounds one poll, so a burst of due jobs cannot starve the lease renewal. */
+/** Bounds one poll, so a burst of due jobs (or a long catch-up) cannot starve the lease renewal. */
 const MAX_BATCHES_PER_POLL = 10;
 
 /**
  * Fires due jobs. It keeps nothing that matters in memory: every poll reads the due jobs from the
  * store, so after a restart, or when a standby takes the lease from a dead holder, the jobs are
- * rehydrated as they are — and an occurrence missed meanwhile fires once, late.
+ * rehydrated as they are — and occurrences due meanwhile fire late, each one while it is within
+ * the misfire threshold, by the job's misfire policy beyond it.
  * One instance at a time holds the `job-runner` lease and fires; conditional claims make a
  * second runner harmless anyway.
  *
@@ -70,7 +81,7 @@ export class JobRunner {
   private closed = false;
   private leader = false;
   private readonly ctx: FiringContext;
-  private readonly counters = { polls: 0, fired: 0, failed: 0, redone: 0, lost: 0, retrying: 0, late: 0 };
+  private readonly counters = { polls: 0, fired: 0, failed: 0, redone: 0, lost: 0, retrying: 0, late: 0, skipped: 0 };
 
   constructor(
     private readonly store: JobStore,
@@ -87,7 +98,10 @@ export class JobRunner {
       logger,
       instanceId: options.instanceId,
       retentionMs: options.retentionMs ?? 7 * DAY_MS,
-      lateToleranceMs: options.lateToleranceMs ?? 2 * this.interval,
+      rules: {
+        lateToleranceMs: options.lateToleranceMs ?? 2 * this.interval,
+        misfireThresholdMs: options.misfireThresholdMs ?? DEFAULT_MISFIRE_THRESHOLD_MS,
+      },
       retry: {
         retryDelayMs: options.retryDelayMs ?? DEFAULT_FIRING_RETRY.retryDelayMs,
         maxRetryDelayMs: options.maxRetryDelayMs ?? DEFAULT_FIRING_RETRY.maxRetryDelayMs,
@@ -128,7 +142,7 @@ export class JobRunner {
   }
 
   private async pollOnce(): Promise<JobPollReport> {
-    const report: JobPollReport = { leader: false, fired: 0, failed: 0, redone: 0, retrying: 0 };
+    const report: JobPollReport = { leader: false, fired: 0, failed: 0, redone: 0, retrying: 0, skipped: 0 };
     if (this.closed) return report;
     try {
       const now = new Date(this.clock.now());
@@ -146,13 +160,18 @@ export class JobRunner {
         }
         this.count(report, outcome);
       }
+      // Each round takes one step of every due job; a job that fell behind (a takeover, a restart)
+      // is due again after its step, with its next occurrence, so rounds go on while steps are taken.
       for (let round = 0; round < MAX_BATCHES_PER_POLL && !this.closed; round++) {
         const due = await this.store.findDue(now, batch);
+        let stepped = false;
         for (const job of due) {
           if (this.closed) break;
-          this.count(report, await this.guarded(job.jobSpecificationKey, () => fireDueJob(this.ctx, job, now)));
+          const outcome = await this.guarded(job.jobSpecificationKey, () => fireDueJob(this.ctx, job, now));
+          stepped ||= outcome.kind === 'fired' || outcome.kind === 'failed' || outcome.kind === 'skipped';
+          this.count(report, outcome);
         }
-        if (due.length < batch) break;
+        if (!stepped) break;
       }
       this.logger.debug(report, 'job runner poll');
     } catch (e) {
@@ -187,7 +206,8 @@ export class JobRunner {
     if (outcome.kind === 'fired') report.fired += 1;
     if (outcome.kind === 'failed') report.failed += 1;
     if (outcome.kind === 'retrying') report.retrying += 1;
-    if (outcome.kind === 'fired' || outcome.kind === 'failed' || outcome.kind === 'lost' || outcome.kind === 'retrying') this.counters[outcome.kind] += 1;
+    if (outcome.kind === 'skipped') report.skipped += 1;
+    if (outcome.kind === 'fired' || outcome.kind === 'failed' || outcome.kind === 'lost' || outcome.kind === 'retrying' || outcome.kind === 'skipped') this.counters[outcome.kind] += 1;
     if ((outcome.kind === 'fired' || outcome.kind === 'failed') && outcome.late) this.counters.late += 1;
   }
 

@@ -1,10 +1,13 @@
 import type { JobExecutionState, JobExecutionStatusEntry, JobFiringInFlight, JobSpecificationDocument } from '@sas/contracts';
 
-/** How a firing is claimed: the job's next fire time moves on and the claimed firing is marked in flight. */
+/**
+ * How a firing is claimed: the job's next fire time moves on and the claimed firing is marked in
+ * flight. A skip of misfired occurrences moves the next fire time with nothing in flight (null).
+ */
 export interface FiringClaim {
   nextFireTime: Date | null;
   lastFireTime: Date | null;
-  inFlight: JobFiringInFlight;
+  inFlight: JobFiringInFlight | null;
   now: Date;
 }
 

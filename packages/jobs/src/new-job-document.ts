@@ -30,7 +30,7 @@ export function newJobDocument(spec: JobSpecification, id: string, now: Date): N
     ok: true,
     doc: {
       _id: id,
-      schemaVersion: 1,
+      schemaVersion: 2,
       jobSpecificationKey: spec.jobSpecificationKey,
       jobRequestor: spec.jobRequestor,
       schedulingSpecification: spec.schedulingSpecification ?? null,
@@ -42,6 +42,8 @@ export function newJobDocument(spec: JobSpecification, id: string, now: Date): N
       failureCommand: spec.failureCommand,
       failureIdentifier: spec.failureIdentifier,
       processingContext: spec.processingContext ?? null,
+      ...(spec.misfireThresholdMs !== undefined ? { misfireThresholdMs: spec.misfireThresholdMs } : {}),
+      ...(spec.misfirePolicy !== undefined ? { misfirePolicy: spec.misfirePolicy } : {}),
       status: 'SCHEDULED',
       nextFireTime: first,
       lastFireTime: null,

@@ -1,64 +1,84 @@
-import type { JobSpecificationDocument } from '@sas/contracts';
+import type { JobSpecificationDocument, MisfirePolicy } from '@sas/contracts';
 import { excludedDayReason } from './excluded-day';
 import { occurrenceAfter } from './cron-occurrences';
-import { firstAllowedFireTime, latestFireTime, nextFireTime } from './fire-times';
+import { firstAllowedFireTime, latestFireTime } from './fire-times';
 
 /** The parts of a job that decide when it fires. */
 export type JobTiming = Pick<
   JobSpecificationDocument,
-  'schedulingSpecification' | 'singleSchedule' | 'zoneId' | 'calendar' | 'nextFireTime'
+  'schedulingSpecification' | 'singleSchedule' | 'zoneId' | 'calendar' | 'nextFireTime' | 'misfireThresholdMs' | 'misfirePolicy'
 >;
+
+/** The runner's defaults for what a job does not say itself. */
+export interface FiringRules {
+  /** A firing more than this after its occurrence is recorded `late: true`. */
+  lateToleranceMs: number;
+  /** An occurrence later than this misfired: the job's misfire policy applies. A job's own `misfireThresholdMs` wins. */
+  misfireThresholdMs: number;
+}
 
 /** How late a firing is, recorded in its status entry. */
 export interface Lateness {
-  /** True when occurrences were missed, or the firing ran more than the tolerance after its time. */
+  /** True exactly when `lateByMs` is more than `lateToleranceMs`. */
   late: boolean;
-  /** `now` minus the first occurrence that was due. */
+  /** `now` minus the occurrence fired (minus the first of them, when misfired ones collapsed into this firing). */
   lateByMs: number;
-  /** The first missed occurrence, when several collapsed into this firing; null otherwise. */
+  /** The first misfired occurrence, when several collapsed into this firing; null otherwise. */
   missedSince: Date | null;
+  /** The tolerance `late` was decided with. */
+  lateToleranceMs: number;
 }
 
 /** What the runner should do with a due job. */
 export type FiringPlan =
   | ({ kind: 'fire'; fireTime: Date; nextFireTime: Date | null } & Lateness)
-  | ({ kind: 'fail'; fireTime: Date; reason: string; nextFireTime: null } & Lateness);
+  | ({ kind: 'fail'; fireTime: Date; reason: string; nextFireTime: null } & Lateness)
+  /** Misfire policy `skip`: the occurrences from `missedSince` to `lastSkipped` do not fire; the job moves on to `nextFireTime`. */
+  | { kind: 'skip'; missedSince: Date; lastSkipped: Date; nextFireTime: Date; misfireThresholdMs: number };
 
 /**
- * Decides the firing of a job at `now`, or null when it is not due. A recurring job that missed
- * several occurrences (no scheduler ran) fires ONCE, for the latest missed occurrence — not never,
- * and not once per occurrence — and its next fire time is the first occurrence after `now`.
- * A one-off job whose instant falls on a day its calendar excludes fails instead of firing.
+ * Decides the next step of a due job at `now`, or null when it is not due. Each call plans ONE
+ * step; the runner plans again until nothing is due, so a job that fell behind catches up:
+ * - an occurrence late by at most the misfire threshold fires on its own, the earliest first,
+ *   and the job moves to the occurrence after it (which may be due too);
+ * - occurrences later than the threshold misfired: with `fireOnce` (the default) they fire as ONE
+ *   firing, for the latest of them; with `skip` none fires. Either way the job moves on to its
+ *   first occurrence within the threshold.
+ * A one-off job fires (or, misfired under `skip`, fails) once; one whose instant falls on a day
+ * its calendar excludes fails instead of firing.
  */
-export function planFiring(job: JobTiming, now: Date, lateToleranceMs: number): FiringPlan | null {
+export function planFiring(job: JobTiming, now: Date, rules: FiringRules): FiringPlan | null {
   const due = job.nextFireTime;
   if (!due || due.getTime() > now.getTime()) return null;
-  const lateByMs = now.getTime() - due.getTime();
+  const threshold = job.misfireThresholdMs ?? rules.misfireThresholdMs;
+  const policy: MisfirePolicy = job.misfirePolicy ?? 'fireOnce';
+  const lateness = (fireTime: Date, missedSince: Date | null): Lateness => {
+    const lateByMs = now.getTime() - (missedSince ?? fireTime).getTime();
+    return { late: lateByMs > rules.lateToleranceMs, lateByMs, missedSince, lateToleranceMs: rules.lateToleranceMs };
+  };
+  const misfired = now.getTime() - due.getTime() > threshold;
   if (job.schedulingSpecification === null) {
-    const lateness: Lateness = { late: lateByMs > lateToleranceMs, lateByMs, missedSince: null };
-    const reason = oneOffExclusion(job, due);
-    if (reason) return { kind: 'fail', fireTime: due, reason, nextFireTime: null, ...lateness };
-    return { kind: 'fire', fireTime: due, nextFireTime: null, ...lateness };
+    const reason = oneOffExclusion(job, due) ?? (misfired && policy === 'skip' ? oneOffMisfire(due, now, threshold) : null);
+    if (reason) return { kind: 'fail', fireTime: due, reason, nextFireTime: null, ...lateness(due, null) };
+    return { kind: 'fire', fireTime: due, nextFireTime: null, ...lateness(due, null) };
   }
   const schedule = { expression: job.schedulingSpecification, zoneId: job.zoneId, calendar: job.calendar };
-  // Usually the runner is on time: the cron's next occurrence after `due` is still ahead. Then no
-  // occurrence was missed, so the firing is for `due`, and that occurrence is also the first after
-  // `now`: one cron evaluation answers both questions (each costs tens of microseconds).
-  const following = occurrenceAfter(schedule.expression, schedule.zoneId, due);
-  if (following !== null && following.getTime() > now.getTime()) {
-    return { kind: 'fire', fireTime: due, nextFireTime: firstAllowedFireTime(schedule, following), late: lateByMs > lateToleranceMs, lateByMs, missedSince: null };
+  if (!misfired) {
+    // The usual case, on time or within the threshold: fire `due` itself and move to the occurrence
+    // after it, due or not (one cron evaluation; each costs tens of microseconds).
+    const following = firstAllowedFireTime(schedule, occurrenceAfter(schedule.expression, schedule.zoneId, due));
+    return { kind: 'fire', fireTime: due, nextFireTime: following, ...lateness(due, null) };
   }
-  // `due` itself was computed with the calendar applied, so it is the fallback when nothing later fits.
-  const fireTime = latestFireTime(schedule, now, due) ?? due;
-  const missedSince = fireTime.getTime() > due.getTime() ? due : null;
-  return {
-    kind: 'fire',
-    fireTime,
-    nextFireTime: nextFireTime(schedule, now),
-    late: missedSince !== null || lateByMs > lateToleranceMs,
-    lateByMs,
-    missedSince,
-  };
+  // The latest misfired occurrence: the last one more than `threshold` before `now`. `due` is one
+  // (and was computed with the calendar applied), so it is the fallback.
+  const lastMisfired = latestFireTime(schedule, new Date(now.getTime() - threshold - 1), due) ?? due;
+  const after = firstAllowedFireTime(schedule, occurrenceAfter(schedule.expression, schedule.zoneId, lastMisfired));
+  const missedSince = lastMisfired.getTime() > due.getTime() ? due : null;
+  if (policy === 'skip' && after !== null) {
+    return { kind: 'skip', missedSince: due, lastSkipped: lastMisfired, nextFireTime: after, misfireThresholdMs: threshold };
+  }
+  // `fireOnce`, or `skip` of a job with no occurrence left: its last occurrence fires rather than the job never ending.
+  return { kind: 'fire', fireTime: lastMisfired, nextFireTime: after, ...lateness(lastMisfired, missedSince) };
 }
 
 /** Why a one-off job may not fire at `fireTime` (its calendar excludes that day), or null; recurring jobs never are. */
@@ -66,4 +86,8 @@ export function oneOffExclusion(job: Pick<JobTiming, 'schedulingSpecification' |
   if (job.schedulingSpecification !== null) return null;
   const day = excludedDayReason(job.calendar, fireTime, job.zoneId);
   return day ? `singleSchedule falls on an excluded day: ${day}` : null;
+}
+
+function oneOffMisfire(due: Date, now: Date, threshold: number): string {
+  return `singleSchedule ${due.toISOString()} was missed by ${now.getTime() - due.getTime()} ms, more than its misfire threshold of ${threshold} ms, and its misfirePolicy is 'skip'`;
 }

@@ -35,8 +35,14 @@ export function statusEntry(input: StatusEntryInput): JobExecutionStatusEntry {
     ...(fireTime ? { fireTime } : {}),
     ...(input.nextFireTime ? { nextFireTime: input.nextFireTime } : {}),
     ...(input.reason ? { reason: input.reason } : {}),
-    ...(lateness?.late
-      ? { late: true, lateByMs: lateness.lateByMs, ...(lateness.missedSince ? { missedSince: lateness.missedSince } : {}) }
+    // Every firing entry says how late it fired and against which tolerance; `late` only when past it.
+    ...(lateness
+      ? {
+          ...(lateness.late ? { late: true } : {}),
+          lateByMs: lateness.lateByMs,
+          ...(lateness.missedSince ? { missedSince: lateness.missedSince } : {}),
+          lateToleranceMs: lateness.lateToleranceMs,
+        }
       : {}),
   };
 }

@@ -25,6 +25,19 @@ describe('validating a job specification', () => {
     ]);
   });
 
+  it('stores a misfire threshold and policy when given, as a version-2 document, and refuses bad ones saying what to write', () => {
+    const spec = validateJobSpecification(jobSpec({ misfireThresholdMs: 5000, misfirePolicy: 'skip' }));
+    if (!spec.ok) throw new Error(spec.issues.join());
+    const built = newJobDocument(spec.spec, 'job-1', new Date('2029-12-31T00:00:00Z'));
+    expect(built.ok && built.doc).toMatchObject({ schemaVersion: 2, misfireThresholdMs: 5000, misfirePolicy: 'skip' });
+    const plain = validateJobSpecification(jobSpec());
+    const plainDoc = plain.ok ? newJobDocument(plain.spec, 'job-2', new Date('2029-12-31T00:00:00Z')) : null;
+    expect(plainDoc?.ok && Object.keys(plainDoc.doc).filter((k) => k.startsWith('misfire'))).toEqual([]);
+    expect(issuesOf(validateJobSpecification(jobSpec({ misfirePolicy: 'sometimes' })))).toEqual(["misfirePolicy: misfirePolicy must be 'fireOnce' or 'skip'"]);
+    expect(issuesOf(validateJobSpecification(jobSpec({ misfireThresholdMs: -1 })))).toEqual(['misfireThresholdMs: misfireThresholdMs must not be negative']);
+    expect(issuesOf(validateJobSpecification(jobSpec({ misfireThresholdMs: '60s' })))).toEqual(['misfireThresholdMs: misfireThresholdMs must be a number of milliseconds, e.g. 60000']);
+  });
+
   it('keeps the milliseconds of a single schedule and refuses finer precision or a missing offset', () => {
     const spec = validateJobSpecification(jobSpec({ schedulingSpecification: undefined, singleSchedule: '2030-01-01T10:30:00.123+01:00' }));
     if (!spec.ok) throw new Error(spec.issues.join());

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_MISFIRE_THRESHOLD_MS } from '@sas/jobs';
 import { CommonConfig } from '@sas/runtime';
 
 /** Environment of the scheduler service. */
@@ -37,6 +38,18 @@ export const SchedulerConfig = z.object({
    * over this long after it dies. Defaults to 3 × JOBS_POLL_INTERVAL_MS.
    */
   JOBS_LEASE_TTL_MS: z.coerce.number().int().positive().optional(),
+  /**
+   * How late a job's occurrence may fire and still fire on its own (a job's `misfireThresholdMs`
+   * wins); later occurrences follow the job's `misfirePolicy`. 60 s, as Quartz.
+   */
+  JOBS_MISFIRE_THRESHOLD_MS: z.coerce.number().int().nonnegative().default(DEFAULT_MISFIRE_THRESHOLD_MS),
+  /**
+   * A firing claimed this long ago and neither settled nor waiting for a retry is redone by the
+   * lease holder (its runner died mid-firing). Defaults to JOBS_LEASE_TTL_MS.
+   */
+  JOBS_IN_FLIGHT_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
+  /** A firing more than this after its occurrence is recorded `late: true`. Defaults to 2 × JOBS_POLL_INTERVAL_MS. */
+  JOBS_LATE_TOLERANCE_MS: z.coerce.number().int().nonnegative().optional(),
   /** How often the bulk runner looks for running bulk operations. */
   BULK_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   /** How long a bulk operation's lease lasts: another scheduler resumes it this long after its runner dies. */

@@ -7,7 +7,7 @@ interface JobRunnerCounters {
 }
 
 /** Outcomes a firing ends with, as `JobRunner.metrics()` counts them. */
-const FIRING_OUTCOMES = ['fired', 'failed', 'retrying', 'lost'] as const;
+const FIRING_OUTCOMES = ['fired', 'failed', 'retrying', 'lost', 'skipped'] as const;
 
 /**
  * The persistent job runner's series, read from `JobRunner.metrics()` at every scrape: firings by
@@ -17,7 +17,7 @@ export function registerJobRunnerCounters(registry: Registry, runner: JobRunnerC
   scrapedCounter({
     registry,
     name: 'sas_job_firings_total',
-    help: 'Job firings by outcome: fired (trigger sent), failed (gave up), retrying (an attempt failed, tried again later), lost (another runner took it)',
+    help: 'Job firings by outcome: fired (trigger sent), failed (gave up), retrying (an attempt failed, tried again later), lost (another runner took it), skipped (misfired occurrences passed over by misfirePolicy skip)',
     labelNames: ['outcome'],
     read: () => {
       const m = runner.metrics();

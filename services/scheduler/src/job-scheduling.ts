@@ -19,7 +19,10 @@ export async function startJobScheduling(svc: ProcessService, config: SchedulerC
     instanceId: svc.instanceId,
     pollIntervalMs: config.JOBS_POLL_INTERVAL_MS,
     retentionMs: config.JOBS_RETENTION_MS,
+    misfireThresholdMs: config.JOBS_MISFIRE_THRESHOLD_MS,
     ...(config.JOBS_LEASE_TTL_MS !== undefined ? { leaseTtlMs: config.JOBS_LEASE_TTL_MS } : {}),
+    ...(config.JOBS_IN_FLIGHT_TIMEOUT_MS !== undefined ? { inFlightTimeoutMs: config.JOBS_IN_FLIGHT_TIMEOUT_MS } : {}),
+    ...(config.JOBS_LATE_TOLERANCE_MS !== undefined ? { lateToleranceMs: config.JOBS_LATE_TOLERANCE_MS } : {}),
   });
   runner.start();
   return { name: 'job-runner', close: () => runner.close(), runner };

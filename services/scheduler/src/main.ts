@@ -75,9 +75,10 @@ runMain('scheduler', async () => {
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
   const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
   installShutdown(logger, [
+    // First: closing the job runner gives its lease up, so a standby fires the next occurrence on time.
+    ...(jobs ? [jobs] : []),
     { name: 'scheduler', close: () => scheduler.close() },
     { name: 'held-work-releaser', close: () => releaser.close() },
-    ...(jobs ? [jobs] : []),
     bulk,
     { name: 'probe', close: () => probe.close() },
     ...svc.closables,

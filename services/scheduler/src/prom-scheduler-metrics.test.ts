@@ -74,6 +74,7 @@ describe("the scheduler's /metrics", () => {
       ['failed', 0],
       ['retrying', 2],
       ['lost', 0],
+      ['skipped', 0],
     ]);
     expect(page.total('sas_job_late_firings_total')).toBe(1);
     expect(page.family('sas_job_runner_leader')).toMatchObject({ type: 'gauge', series: [{ labels: {}, value: 1 }] });

@@ -21,7 +21,10 @@ function renderEntry(e: JobExecutionStatusEntry): string {
   const parts = [`  ${when(e.updatedTime)}  ${e.executionStatus.padEnd(10)} by ${e.by}`];
   if (e.fireTime) parts.push(`fire ${when(e.fireTime)}`);
   if (e.nextFireTime) parts.push(`next ${when(e.nextFireTime)}`);
-  if (e.late) parts.push(`LATE by ${e.lateByMs ?? 0} ms${e.missedSince ? ` (missed since ${when(e.missedSince)}, fired once)` : ''}`);
+  const tolerance = e.lateToleranceMs !== undefined ? `, tolerance ${e.lateToleranceMs} ms` : '';
+  if (e.late) parts.push(`LATE by ${e.lateByMs ?? 0} ms${tolerance}`);
+  // A collapsed firing's span; a skip entry names its own span in `reason`.
+  if (e.missedSince && !e.reason) parts.push(`misfired since ${when(e.missedSince)}, fired once`);
   if (e.reason) parts.push(`reason: ${e.reason}`);
   if (e.deleteTime) parts.push(`[removed after ${when(e.deleteTime)}]`);
   return parts.join('  ');
@@ -37,7 +40,7 @@ export function renderJobDetails(shown: JobWithHistory): string[] {
   const lines = [
     `job ${job.jobSpecificationKey} (${job._id})  requestor ${job.jobRequestor}`,
     `status ${job.status}  current entry ${shown.current?.executionStatus ?? '-'}  revision ${job.revision}`,
-    `schedule: ${describeSchedule(job)}`,
+    `schedule: ${describeSchedule(job)}${job.misfireThresholdMs !== undefined || job.misfirePolicy ? `  misfire: ${job.misfirePolicy ?? 'fireOnce'} beyond ${job.misfireThresholdMs !== undefined ? `${job.misfireThresholdMs} ms` : "the scheduler's threshold"}` : ''}`,
     `next fire ${when(job.nextFireTime)}  last fire ${when(job.lastFireTime)}${job.inFlight ? `  in flight: ${when(job.inFlight.fireTime)} by ${job.inFlight.by}` : ''}`,
     `trigger: ${trigger}`,
     `on failure: message to '${job.failureCommand.queue}' (${job.failureIdentifier})`,
