@@ -47,7 +47,7 @@ const SCHEMAS: Record<string, () => Record<string, unknown>> = {
 /** The literal defaults of a cell (`5, 100, 2000`, `` `info` ``, `604800000 (7 days)`), or null when it states none. */
 function literalDefaults(cell: string, count: number): string[] | null {
   const values = cell.replace(/\s*\([^)]*\)\s*$/, '').split(/,\s*/).map((v) => v.replace(/`/g, '').trim());
-  if (values.length !== count || values.some((v) => v === '' || v === '–' || /[<>×]|required|none/.test(v))) return null;
+  if (values.length !== count || values.some((v) => v === '' || v === '–' || /[<>×=]|required|none/.test(v))) return null;
   return values;
 }
 

@@ -186,7 +186,7 @@ describe('the HTTP agent driven by a mapping', () => {
           '  operations.ship.url: {order.id} is not a known reference; start it with one of agent, operation, orderId, processId, step, attempt, try, mode, idempotencyKey, payload, results, compensates, env\n' +
           "  operations.ship.transientStatuses.0: a status class is written like '5xx'\n" +
           "  operations.ship: Unrecognized key(s) in object: 'methd'\n" +
-          'The references a template may hold: {agent} {operation} {orderId} {processId} {step} {mode} {idempotencyKey} {payload} {payload.PATH} ' +
+          'The references a template may hold: {agent} {operation} {orderId} {processId} {step} {attempt} {try} {mode} {idempotencyKey} {payload} {payload.PATH} ' +
           '{results} {results.STEP} {results.STEP.PATH} {compensates} {compensates.idempotencyKey} {compensates.result} {compensates.result.PATH} {env.NAME}',
       );
     });

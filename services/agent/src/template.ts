@@ -55,11 +55,11 @@ export function referencesAt(template: unknown, at: (string | number)[] = []): P
 
 /** Every reference a template may hold, as the reference table documents it. */
 export const VALID_REFERENCES =
-  '{agent} {operation} {orderId} {processId} {step} {mode} {idempotencyKey} {payload} {payload.PATH} {results} {results.STEP} ' +
+  '{agent} {operation} {orderId} {processId} {step} {attempt} {try} {mode} {idempotencyKey} {payload} {payload.PATH} {results} {results.STEP} ' +
   '{results.STEP.PATH} {compensates} {compensates.idempotencyKey} {compensates.result} {compensates.result.PATH} {env.NAME}';
 
-/** Roots that are text: nothing can follow them. */
-const TEXT_ROOTS: ReadonlySet<string> = new Set(['agent', 'operation', 'orderId', 'processId', 'step', 'mode', 'idempotencyKey']);
+/** Roots that are text or a number: nothing can follow them. */
+const TEXT_ROOTS: ReadonlySet<string> = new Set(['agent', 'operation', 'orderId', 'processId', 'step', 'attempt', 'try', 'mode', 'idempotencyKey']);
 
 /**
  * Why a reference can never resolve, or null. Every segment is checked, not only the root: what
