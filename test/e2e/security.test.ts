@@ -199,7 +199,10 @@ describe('the operator surface against an attacker (real dashboard process)', ()
       const child = spawn(process.execPath, [serviceScript(root, 'dashboard')], { env: { ...fx.stack.env, PORT: '0', DASHBOARD_TOKENS: `operator:alice:${weak}` }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      // A dashboard that accepted the token would serve forever: stop it and fail on its exit code.
+      const stop = setTimeout(() => child.kill('SIGKILL'), WAIT_MS);
       const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      clearTimeout(stop);
       expect(code).toBe(1);
       expect(stderr).toMatch(/dashboard failed to start: Invalid configuration:\s+DASHBOARD_TOKENS\.0: the operator \(alice\) token is too weak: .*generate one with: openssl rand -hex 16/);
       expect(stderr).not.toContain(weak);
