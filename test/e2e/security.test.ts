@@ -13,6 +13,8 @@ import { fastRoleEnv } from '../support/test-workflows';
 
 /** Long enough for a noisy shared machine; every wait below ends as soon as its condition holds. */
 const WAIT_MS = 30_000;
+/** The audit retention the dashboard is given: each entry's TTL. */
+const AUDIT_RETENTION_MS = 2 * 60 * 60 * 1000;
 
 interface Answer {
   status: number;
@@ -62,7 +64,7 @@ describe('the operator surface against an attacker (real dashboard process)', ()
     const env = fastRoleEnv();
     // No agent runs: the order stays Processing, with its first request waiting, until canceled.
     // Only 127.0.0.1 is a trusted proxy, so X-Forwarded-* from any other address is ignored.
-    fx = await SystemFixture.start('security', { schedulers: 1, supervisors: 0, agents: {}, dashboard: 1 }, { ...env, dashboard: { DASHBOARD_TRUST_PROXY: '127.0.0.1' } });
+    fx = await SystemFixture.start('security', { schedulers: 1, supervisors: 0, agents: {}, dashboard: 1 }, { ...env, dashboard: { DASHBOARD_TRUST_PROXY: '127.0.0.1', AUDIT_RETENTION_MS: String(AUDIT_RETENTION_MS) } });
     await fx.alerts.close();
     const [dashboard] = fx.system.byRole('dashboard');
     url = String(dashboard?.lines.find((l) => l.json?.['msg'] === 'dashboard ready')?.json?.['url']);
@@ -106,6 +108,8 @@ describe('the operator surface against an attacker (real dashboard process)', ()
     expect(JSON.stringify(history)).not.toContain('operator:ceo');
     const entry = await fx.stack.waitFor(async () => (await audit({ action: 'process.cancel' }))[0], { timeoutMs: WAIT_MS, description: 'the cancel in the audit log' });
     expect(entry).toMatchObject({ principal: 'operator:local', address: '127.0.0.1', route: `POST /api/processes/${held}/cancel`, target: `process ${doc!._id}`, orderId: held, outcome: 'ok', status: 200, detail: 'customer called' });
+    expect(entry.expiresAt.getTime() - entry.at.getTime()).toBe(AUDIT_RETENTION_MS);
+    expect(await fx.db.collection('audit_log').indexes()).toContainEqual(expect.objectContaining({ key: { expiresAt: 1 }, expireAfterSeconds: 0 }));
     const listed = await send('GET', `/api/audit?orderId=${held}`, { headers: bearer(token) });
     expect((listed.json['entries'] as AuditEntry[]).map((e) => e.action)).toEqual(['process.cancel']);
   });

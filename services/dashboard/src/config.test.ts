@@ -79,6 +79,13 @@ describe('DashboardConfig', () => {
       expect(loadConfig(DashboardConfig, { DASHBOARD_TOKENS: 'operator:0edafc3bb62b02bb7e11b087ea4218f5,viewer:Xb3F0-q9sLz_T1vKmW8aPe' }).DASHBOARD_TOKENS).toHaveLength(2);
     });
 
+    it('limits failed credentials to 20 per 10 minutes, believes no proxy and keeps audit entries 90 days unless told otherwise', () => {
+      expect(loadConfig(DashboardConfig, SIGNED)).toMatchObject({ DASHBOARD_AUTH_FAILURES: 20, DASHBOARD_AUTH_WINDOW_MS: 600_000, DASHBOARD_AUTH_BLOCK_MS: 900_000, DASHBOARD_TRUST_PROXY: false, AUDIT_RETENTION_MS: 90 * 24 * 3_600_000 });
+      expect(loadConfig(DashboardConfig, { ...SIGNED, DASHBOARD_TRUST_PROXY: '1' }).DASHBOARD_TRUST_PROXY).toBe(1);
+      expect(loadConfig(DashboardConfig, { ...SIGNED, DASHBOARD_TRUST_PROXY: 'loopback, 10.0.0.0/8' }).DASHBOARD_TRUST_PROXY).toBe('loopback, 10.0.0.0/8');
+      expect(() => loadConfig(DashboardConfig, { ...SIGNED, AUDIT_RETENTION_MS: '10' })).toThrow(/AUDIT_RETENTION_MS must be at least 60000/);
+    });
+
     it('refuses an entry without a known role', () => {
       expect(() => loadConfig(DashboardConfig, { DASHBOARD_TOKENS: 'admin:88dffa005779f707773ed334f70b069d' })).toThrow(/must be role:token or role:name:token with role viewer or operator/);
     });
