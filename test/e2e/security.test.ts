@@ -32,13 +32,15 @@ describe('the operator surface against an attacker (real dashboard process)', ()
   let fx: SystemFixture;
   let url: string;
   let port: number;
+  /** A second dashboard replica's port: the same Redis, so the same failure counts. */
+  let replicaPort: number;
   let token: string;
   const held = 'sec-held-1';
 
   /** One HTTP request from `from` (a loopback address), as any client could send it. */
-  const send = (method: string, path: string, options: { from?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> =>
+  const send = (method: string, path: string, options: { from?: string; to?: number; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> =>
     new Promise((resolve, reject) => {
-      const req = request({ agent: false, host: '127.0.0.1', port, method, path, localAddress: options.from ?? '127.0.0.1', headers: options.headers ?? {} }, (res) => {
+      const req = request({ agent: false, host: '127.0.0.1', port: options.to ?? port, method, path, localAddress: options.from ?? '127.0.0.1', headers: options.headers ?? {} }, (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
@@ -64,11 +66,12 @@ describe('the operator surface against an attacker (real dashboard process)', ()
     const env = fastRoleEnv();
     // No agent runs: the order stays Processing, with its first request waiting, until canceled.
     // Only 127.0.0.1 is a trusted proxy, so X-Forwarded-* from any other address is ignored.
-    fx = await SystemFixture.start('security', { schedulers: 1, supervisors: 0, agents: {}, dashboard: 1 }, { ...env, dashboard: { DASHBOARD_TRUST_PROXY: '127.0.0.1', AUDIT_RETENTION_MS: String(AUDIT_RETENTION_MS) } });
+    fx = await SystemFixture.start('security', { schedulers: 1, supervisors: 0, agents: {}, dashboard: 2 }, { ...env, dashboard: { DASHBOARD_TRUST_PROXY: '127.0.0.1', AUDIT_RETENTION_MS: String(AUDIT_RETENTION_MS) } });
     await fx.alerts.close();
-    const [dashboard] = fx.system.byRole('dashboard');
-    url = String(dashboard?.lines.find((l) => l.json?.['msg'] === 'dashboard ready')?.json?.['url']);
+    const [dashboard, replica] = fx.system.byRole('dashboard').map((d) => String(d.lines.find((l) => l.json?.['msg'] === 'dashboard ready')?.json?.['url']));
+    url = dashboard!;
     port = Number(new URL(url).port);
+    replicaPort = Number(new URL(replica!).port);
     token = String(fx.system.dashboardToken);
     await fx.submit([fx.order(held, { workflow: 'hold-fulfilment' })]);
     await fx.waitForStates([held], ['Processing'], WAIT_MS);
@@ -162,6 +165,15 @@ describe('the operator surface against an attacker (real dashboard process)', ()
     const lines = fx.system.byRole('dashboard')[0]!.lines;
     expect(lines.filter((l) => l.json?.['msg'] === 'credential refused (bearer token matches no configured token)' && l.json['address'] === '127.0.0.2')).toHaveLength(20);
     expect(lines.some((l) => guesses.some((g) => l.text.includes(g)) || l.text.includes(token))).toBe(false);
+  });
+
+  it('shares the counts between dashboard replicas through Redis', async () => {
+    const from = '127.0.4.1';
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) statuses.push((await send('GET', '/api/summary', { from, to: i % 2 === 0 ? port : replicaPort, headers: bearer(randomBytes(16).toString('hex')) })).status);
+    expect(statuses).toEqual([...Array(20).fill(401), 429]);
+    expect((await send('GET', '/api/summary', { from, to: replicaPort, headers: bearer(token) })).status).toBe(429);
+    expect((await send('GET', '/api/summary', { from: '127.0.4.2', to: replicaPort, headers: bearer(token) })).status).toBe(200);
   });
 
   it('stops a guess spread over many addresses by its token prefix, still letting the right token in', async () => {
