@@ -164,6 +164,17 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     ]);
   });
 
+  it('lets operators read the audit log, filtered, and answers a viewer 403', async () => {
+    await call('POST', '/api/processes/A-1/cancel', bearer(OPERATOR), JSON.stringify({ reason: 'customer asked' }));
+    await waitForAudit((e) => e.action === 'process.cancel');
+    const viewer = await call('GET', '/api/audit', bearer(VIEWER));
+    expect([viewer.status, viewer.body['error']]).toEqual([403, 'viewer:val may not read the audit log; it needs a token with the operator role']);
+    const listed = await call('GET', '/api/audit?orderId=A-1&action=process.cancel', bearer(OPERATOR));
+    expect(listed.status).toBe(200);
+    expect(listed.body['entries']).toEqual([expect.objectContaining({ action: 'process.cancel', target: 'process p1', orderId: 'A-1', outcome: 'ok', status: 200, detail: 'customer asked', route: 'POST /api/processes/A-1/cancel' })]);
+    expect((await call('GET', '/api/audit?limit=0', bearer(OPERATOR))).status).toBe(400);
+  });
+
   it('names the authenticated operator in the command, whatever the body says', async () => {
     const res = await call(
       'POST',
