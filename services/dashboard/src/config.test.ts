@@ -66,7 +66,6 @@ describe('DashboardConfig', () => {
       ['a 16-character password', 'password12345678', /carrying at most 82 bits/],
       ['a word and a keyboard run', 'Password1234567890qwertyuiopasdf', /a run like 123456/],
       ['a pattern typed twice', 'k3Xq9Zt2Lm7Rk3Xq9Zt2Lm7R', /repeats a run of 6 or more characters/],
-      ['the placeholder of a deployment example', 'CHANGE-ME-to-a-random-token', /holds the word 'change-me'/],
       ['a chosen password', 'MySuperSecretP4ssw0rd!2026x', /holds the word 'secret'/],
     ])('refuses %s long enough to pass a length check', (_what, token, why) => {
       const load = (): unknown => loadConfig(DashboardConfig, { DASHBOARD_TOKENS: `operator:alice:${token}` });
