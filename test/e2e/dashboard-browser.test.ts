@@ -108,6 +108,9 @@ describe('the dashboard page in a real browser (Debian chromium, real processes)
     expect((await rows('detail'))[0]).toMatch(/reserve-inventory\tinventory\.reserve\tCompensated/);
     const [doc] = await fx.processes({ orderId: held });
     expect(doc?.state).toBe('Canceled');
+    // The audit panel (operators only) names who canceled which order, from where, and how it ended.
+    const audited = await until('the cancel in the audit panel', async () => (await rows('audit')).find((r) => r.includes('process.cancel')));
+    expect(audited.split('\t')).toEqual([expect.any(String), 'operator:local', 'process.cancel', `process ${doc!._id}`, held, 'ok 200', '127.0.0.1', 'customer called']);
     await page.fill('#f-order', '');
     await page.click('#filters button[type=submit]');
     await until('every order in the list again', async () => ((await rows('processes')).length === 4 ? true : null));

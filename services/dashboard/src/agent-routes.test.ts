@@ -8,9 +8,10 @@ import { createDashboardApp } from './dashboard-app';
 import { DashboardCredentials } from './dashboard-credentials';
 import { FakeCommandSender } from './test-support/fake-command-sender';
 import { FakeReadModel } from './test-support/fake-read-model';
+import { InMemoryAuditLog } from './test-support/in-memory-audit-log';
 
-const OPERATOR = 'alice-token-0123456789';
-const VIEWER = 'viewer-token-0123456789ab';
+const OPERATOR = 'a6ecff892b26155db43753179423b482';
+const VIEWER = 'bbf699a08206fa05877d9c01aa1b284a';
 const NOW = new Date('2030-01-01T00:00:00.000Z');
 
 /** {@link AgentPauseModel} over the in-memory pause store, with the held counts a test sets. */
@@ -54,6 +55,7 @@ describe('the agents API', () => {
   beforeEach(async () => {
     pauses = new InMemoryAgentPauses(['inventory', 'payment', 'shipping']);
     const app = createDashboardApp({
+      audit: new InMemoryAuditLog(),
       readModel: new FakeReadModel(),
       alerts: { newest: async () => [] },
       queues: [],

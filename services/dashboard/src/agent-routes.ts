@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AgentPauseAction } from '@sas/contracts';
 import type { AgentPauseModel } from './agent-pause-model';
 import { sendError } from './api-errors';
+import { noteAudit } from './audit-trail';
 import { principalOf } from './dashboard-access';
 import { OperatorRequestBody, operatorBy } from './operator-request';
 import { parseInput } from './parse-input';
@@ -36,6 +37,7 @@ export function agentRoutes(deps: AgentRoutesDeps): Router {
   router.post('/:name/resume', (req, res) => change('resume', req, res));
 
   async function change(action: AgentPauseAction['action'], req: Request, res: Response): Promise<void> {
+    noteAudit(res, { action: `agent.${action}`, target: `agent ${String(req.params['name'])}` });
     const params = parseInput(AgentParams, req.params, 'path');
     if (!params.ok) return sendError(res, 400, params.error);
     const rawBody: unknown = req.body;
@@ -49,7 +51,8 @@ export function agentRoutes(deps: AgentRoutesDeps): Router {
       const known = (await deps.agents.list()).map((a) => a.agent).join(', ');
       return sendError(res, 404, `No agent '${agent}' is known here (known: ${known}); check the name, or add it to the dashboard's AGENTS`);
     }
-    const by = operatorBy(body.data, principalOf(res)?.id);
+    if (body.data.reason) noteAudit(res, { detail: body.data.reason });
+    const by = operatorBy(principalOf(res)?.id);
     const outcome = await deps.agents.set({ agent, action, by, reason: body.data.reason, now: deps.now().getTime() });
     deps.logger.info({ action, agent, by, reason: body.data.reason, changed: outcome.changed }, outcome.message);
     res.json({ changed: outcome.changed, message: outcome.message, agent: (await deps.agents.list()).find((a) => a.agent === agent) });

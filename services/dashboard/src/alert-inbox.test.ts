@@ -15,6 +15,7 @@ import { ALERTS_COLLECTION, MongoAlertStore } from './mongo-alert-store';
 import { MongoReadModel } from './mongo-read-model';
 import { systemQueueNames } from './queue-catalog';
 import { FakeCommandSender } from './test-support/fake-command-sender';
+import { InMemoryAuditLog } from './test-support/in-memory-audit-log';
 
 const DAY = 24 * 60 * 60 * 1000;
 const silent = pino({ level: 'silent' });
@@ -38,7 +39,7 @@ const fixedClock = (start: string): Clock & { advance(ms: number): void } => {
 };
 
 
-const VIEWER_TOKEN = 'viewer-token-0123456789';
+const VIEWER_TOKEN = 'bbf699a08206fa05877d9c01aa1b284a';
 const AS_VIEWER = { authorization: `Bearer ${VIEWER_TOKEN}` };
 describe('storing the alerts the dashboard consumes (embedded MongoDB, private Redis)', () => {
   let stack: TestStack;
@@ -121,6 +122,7 @@ describe('storing the alerts the dashboard consumes (embedded MongoDB, private R
       bus = new Bus({ redisUrl: stack.env['REDIS_URL']!, prefix: stack.queuePrefix, instanceId: 'dashboard-test', logger: silent, clock: systemClock });
       bus.consume(alertConsumerSpec(new AlertInbox({ store, clock: systemClock, logger: silent, retentionMs: DAY })));
       const app = createDashboardApp({
+        audit: new InMemoryAuditLog(),
         readModel: new MongoReadModel(db),
         alerts: store,
         queues: systemQueueNames(['inventory']).map((n) => bus.queue(n)),

@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
  * went wrong and what to do. `extra` adds fields a client can act on (the scheduler's result).
  */
 export function sendError(res: Response, status: number, error: string, extra: Record<string, unknown> = {}): void {
+  // Kept for the audit entry of a refused or failed write (see auditTrail).
+  (res.locals as { errorMessage?: string }).errorMessage = error;
   res.status(status).json({ error, ...extra });
 }
 

@@ -7,9 +7,10 @@ import { DashboardCredentials } from './dashboard-credentials';
 import { FakeCommandSender } from './test-support/fake-command-sender';
 import { FakeReadModel } from './test-support/fake-read-model';
 import { processDoc } from './test-support/process-doc';
+import { InMemoryAuditLog } from './test-support/in-memory-audit-log';
 
-const OPERATOR = 'operator-token-0123456789';
-const VIEWER = 'viewer-token-0123456789ab';
+const OPERATOR = 'a6ecff892b26155db43753179423b482';
+const VIEWER = 'bbf699a08206fa05877d9c01aa1b284a';
 const NOW = new Date('2025-03-01T00:00:00.000Z');
 
 describe('/api/bulk (in-memory operations, no scheduler)', () => {
@@ -36,6 +37,7 @@ describe('/api/bulk (in-memory operations, no scheduler)', () => {
     let ids = 0;
     const bulk = new BulkOperationService(operations, new InMemoryBulkCandidates(() => processes), { now: () => NOW.getTime() }, () => `bulk-${++ids}`);
     const app = createDashboardApp({
+      audit: new InMemoryAuditLog(),
       readModel: new FakeReadModel(),
       alerts: { newest: async () => [] },
       queues: [],

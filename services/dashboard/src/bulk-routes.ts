@@ -4,9 +4,10 @@ import { Router } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { sendError } from './api-errors';
+import { noteAudit } from './audit-trail';
 import { principalOf } from './dashboard-access';
 import { LimitQuery } from './limit-query';
-import { DEFAULT_OPERATOR } from './operator-request';
+import { operatorBy } from './operator-request';
 import { parseInput } from './parse-input';
 
 /** What the bulk routes need: `@sas/bulk`'s `BulkOperationService` satisfies it. */
@@ -40,10 +41,12 @@ export function bulkRoutes(deps: { bulk: BulkOperations; logger: Logger }): Rout
   });
 
   router.post('/', async (req, res) => {
+    noteAudit(res, { action: 'bulk.create' });
     const rawBody: unknown = req.body;
     const body = parseInput(BulkOperationRequest, rawBody ?? {}, 'body');
     if (!body.ok) return sendError(res, 400, body.error);
-    const by = principalOf(res)?.id ?? DEFAULT_OPERATOR;
+    noteAudit(res, { action: body.data.dryRun ? 'bulk.dry-run' : `bulk.${body.data.command}`, detail: `${body.data.reason}; filter ${JSON.stringify(body.data.filter)}` });
+    const by = operatorBy(principalOf(res)?.id);
     const outcome = await deps.bulk.create(body.data, by);
     switch (outcome.kind) {
       case 'dry-run':
@@ -51,8 +54,10 @@ export function bulkRoutes(deps: { bulk: BulkOperations; logger: Logger }): Rout
       case 'conflict':
         return sendError(res, 409, outcome.message, { id: outcome.operation._id });
       case 'existing':
+        noteAudit(res, { target: `bulk ${outcome.operation._id}` });
         return void res.status(200).json({ id: outcome.operation._id, operation: outcome.operation });
       case 'created':
+        noteAudit(res, { target: `bulk ${outcome.operation._id}` });
         deps.logger.info({ bulkOperation: outcome.operation._id, command: outcome.operation.command, by, expected: outcome.operation.expected }, 'bulk operation created');
         return void res.status(202).json({ id: outcome.operation._id, operation: outcome.operation });
     }

@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from '@sas/runtime';
 import { DashboardConfig } from './config';
 
 /** The least environment the dashboard starts with: one operator token. */
-const SIGNED = { DASHBOARD_TOKENS: 'operator:0123456789abcdef' };
+const SIGNED = { DASHBOARD_TOKENS: 'operator:88dffa005779f707773ed334f70b069d' };
 
 describe('DashboardConfig', () => {
   it('defaults to port 4000 on loopback, the three built-in agents and a 15 s command timeout', () => {
@@ -41,27 +41,52 @@ describe('DashboardConfig', () => {
     it('refuses to start without tokens, saying how to set them or to turn login off', () => {
       expect(() => loadConfig(DashboardConfig, {})).toThrow(ConfigError);
       expect(() => loadConfig(DashboardConfig, { DASHBOARD_TOKENS: ' , ' })).toThrow(
-        /DASHBOARD_TOKENS: no dashboard tokens are configured; set DASHBOARD_TOKENS=operator:<token>\[,viewer:<token>\] \(tokens of at least 16 characters.*or DASHBOARD_AUTH=off to serve without login/,
+        /DASHBOARD_TOKENS: no dashboard tokens are configured; set DASHBOARD_TOKENS=operator:<token>\[,viewer:<token>\] \(each token of at least 128 bits, e.g. from openssl rand -hex 16\), or DASHBOARD_AUTH=off to serve without login/,
       );
     });
 
     it('reads role:token and role:name:token entries', () => {
-      const config = loadConfig(DashboardConfig, { DASHBOARD_TOKENS: 'viewer:0123456789abcdef, operator:alice:fedcba9876543210' });
+      const config = loadConfig(DashboardConfig, { DASHBOARD_TOKENS: 'viewer:88dffa005779f707773ed334f70b069d, operator:alice:5302ab97be048ab1333192610bb203f1' });
       expect(config.DASHBOARD_AUTH).toBe('on');
       expect(config.DASHBOARD_TOKENS).toEqual([
-        { role: 'viewer', token: '0123456789abcdef' },
-        { role: 'operator', name: 'alice', token: 'fedcba9876543210' },
+        { role: 'viewer', token: '88dffa005779f707773ed334f70b069d' },
+        { role: 'operator', name: 'alice', token: '5302ab97be048ab1333192610bb203f1' },
       ]);
     });
 
-    it('refuses a token shorter than 16 characters, naming the variable but not repeating the token', () => {
-      const load = (): unknown => loadConfig(DashboardConfig, { DASHBOARD_TOKENS: 'operator:0123456789abcdef,viewer:short-secret' });
-      expect(load).toThrow(/DASHBOARD_TOKENS\.1: the viewer token is 12 characters; each DASHBOARD_TOKENS token must be at least 16/);
+    it('refuses a token carrying less than 128 bits, naming the variable and how to make one, but not repeating the token', () => {
+      const load = (): unknown => loadConfig(DashboardConfig, { DASHBOARD_TOKENS: 'operator:88dffa005779f707773ed334f70b069d,viewer:short-secret' });
+      expect(load).toThrow(/DASHBOARD_TOKENS\.1: the viewer token is too weak: it is 12 characters carrying at most 57 bits; a token needs at least 128 bits .*generate one with: openssl rand -hex 16/);
       expect(load).not.toThrow(/short-secret/);
     });
 
+    it.each([
+      ['one character repeated', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', /uses only 1 distinct characters/],
+      ['a word typed over and over', 'passwordpasswordpasswordpassword', /uses only 7 distinct characters/],
+      ['a 16-character password', 'password12345678', /carrying at most 82 bits/],
+      ['a word and a keyboard run', 'Password1234567890qwertyuiopasdf', /a run like 123456/],
+      ['a pattern typed twice', 'k3Xq9Zt2Lm7Rk3Xq9Zt2Lm7R', /repeats a run of 6 or more characters/],
+      ['a chosen password', 'MySuperSecretP4ssw0rd!2026x', /holds the word 'secret'/],
+    ])('refuses %s long enough to pass a length check', (_what, token, why) => {
+      const load = (): unknown => loadConfig(DashboardConfig, { DASHBOARD_TOKENS: `operator:alice:${token}` });
+      expect(load).toThrow(/DASHBOARD_TOKENS\.0: the operator \(alice\) token is too weak/);
+      expect(load).toThrow(why);
+      expect(load).toThrow(/openssl rand -hex 16 .*randomBytes\(16\)\.toString\('base64url'\)/);
+    });
+
+    it('accepts what openssl rand -hex 16 and randomBytes(16) base64url make', () => {
+      expect(loadConfig(DashboardConfig, { DASHBOARD_TOKENS: 'operator:0edafc3bb62b02bb7e11b087ea4218f5,viewer:Xb3F0-q9sLz_T1vKmW8aPe' }).DASHBOARD_TOKENS).toHaveLength(2);
+    });
+
+    it('limits failed credentials to 20 per 10 minutes, believes no proxy and keeps audit entries 90 days unless told otherwise', () => {
+      expect(loadConfig(DashboardConfig, SIGNED)).toMatchObject({ DASHBOARD_AUTH_FAILURES: 20, DASHBOARD_AUTH_WINDOW_MS: 600_000, DASHBOARD_AUTH_BLOCK_MS: 900_000, DASHBOARD_TRUST_PROXY: false, AUDIT_RETENTION_MS: 90 * 24 * 3_600_000 });
+      expect(loadConfig(DashboardConfig, { ...SIGNED, DASHBOARD_TRUST_PROXY: '1' }).DASHBOARD_TRUST_PROXY).toBe(1);
+      expect(loadConfig(DashboardConfig, { ...SIGNED, DASHBOARD_TRUST_PROXY: 'loopback, 10.0.0.0/8' }).DASHBOARD_TRUST_PROXY).toBe('loopback, 10.0.0.0/8');
+      expect(() => loadConfig(DashboardConfig, { ...SIGNED, AUDIT_RETENTION_MS: '10' })).toThrow(/AUDIT_RETENTION_MS must be at least 60000/);
+    });
+
     it('refuses an entry without a known role', () => {
-      expect(() => loadConfig(DashboardConfig, { DASHBOARD_TOKENS: 'admin:0123456789abcdef' })).toThrow(/must be role:token or role:name:token with role viewer or operator/);
+      expect(() => loadConfig(DashboardConfig, { DASHBOARD_TOKENS: 'admin:88dffa005779f707773ed334f70b069d' })).toThrow(/must be role:token or role:name:token with role viewer or operator/);
     });
 
     it('serves without login only when DASHBOARD_AUTH=off is said, and not with tokens as well', () => {

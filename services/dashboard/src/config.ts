@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { CommonConfig } from '@sas/runtime';
 import { DashboardTokenEntry } from './dashboard-credentials';
+import { DEFAULT_AUDIT_RETENTION_MS } from './audit-trail';
+import { DEFAULT_AUTH_LIMITS } from './auth-limits';
 import { DEFAULT_SESSION_TTL_MS } from './login-cookie';
 
 /** An agent name becomes part of a queue name (`agent.<name>.requests`), so it has the same alphabet. */
@@ -37,8 +39,9 @@ export const DashboardConfig = z
   ALERTS_RETENTION_MS: z.coerce.number().int().positive().default(30 * 24 * 60 * 60 * 1000),
   /**
    * Who may use the dashboard: a comma list of `role:token` or `role:name:token`, role `viewer`
-   * (read only) or `operator` (also resubmit, cancel, bull-board retries); tokens at least 16
-   * characters. Required unless `DASHBOARD_AUTH=off`.
+   * (read only) or `operator` (also resubmit, cancel, bulk, pause and resume); each token must
+   * carry at least 128 bits (32 hex or 22 base64url characters from a random source, e.g.
+   * `openssl rand -hex 16`; see `tokenStrength`). Required unless `DASHBOARD_AUTH=off`.
    */
   DASHBOARD_TOKENS: z
     .string()
@@ -55,6 +58,28 @@ export const DashboardConfig = z
     .int()
     .min(1000, 'DASHBOARD_SESSION_TTL_MS must be at least 1000 (one second); the default is 43200000 (12 h)')
     .default(DEFAULT_SESSION_TTL_MS),
+  /**
+   * Failed credentials (wrong bearer token, wrong login link, forged cookie) allowed per client
+   * address and per token prefix within `DASHBOARD_AUTH_WINDOW_MS`; past it the address (or
+   * prefix) is answered 429 for `DASHBOARD_AUTH_BLOCK_MS`. Counted in Redis, shared by replicas.
+   */
+  DASHBOARD_AUTH_FAILURES: z.coerce.number().int().min(1, 'DASHBOARD_AUTH_FAILURES must be at least 1; the default is 20').default(DEFAULT_AUTH_LIMITS.failures),
+  /** The window `DASHBOARD_AUTH_FAILURES` counts over; 10 minutes. */
+  DASHBOARD_AUTH_WINDOW_MS: z.coerce.number().int().min(1000, 'DASHBOARD_AUTH_WINDOW_MS must be at least 1000 (one second); the default is 600000 (10 min)').default(DEFAULT_AUTH_LIMITS.windowMs),
+  /** How long an address or token prefix past the limit is refused; 15 minutes. */
+  DASHBOARD_AUTH_BLOCK_MS: z.coerce.number().int().min(1000, 'DASHBOARD_AUTH_BLOCK_MS must be at least 1000 (one second); the default is 900000 (15 min)').default(DEFAULT_AUTH_LIMITS.blockMs),
+  /**
+   * Which proxies in front of the dashboard are believed about the client (`X-Forwarded-For`) and
+   * the scheme (`X-Forwarded-Proto`: the login cookie gets `Secure` behind a TLS proxy): express's
+   * `trust proxy`, e.g. `loopback`, `10.0.0.0/8,172.16.0.0/12`, or a hop count `1`. Empty (the
+   * default) believes no proxy: the address is the TCP peer's and the scheme the connection's.
+   */
+  DASHBOARD_TRUST_PROXY: z
+    .string()
+    .default('')
+    .transform((v): boolean | number | string => (v.trim() === '' || v.trim() === 'false' ? false : /^\d+$/.test(v.trim()) ? Number(v.trim()) : v.trim())),
+  /** How long an audit entry is kept before MongoDB's TTL removes it; 90 days. Applies to entries recorded from then on. */
+  AUDIT_RETENTION_MS: z.coerce.number().int().min(60_000, 'AUDIT_RETENTION_MS must be at least 60000 (one minute); the default is 7776000000 (90 days)').default(DEFAULT_AUDIT_RETENTION_MS),
   /** `off` runs without any login (anyone reaching the port may cancel orders); only said explicitly. */
   DASHBOARD_AUTH: z.enum(['on', 'off'], { message: "DASHBOARD_AUTH must be 'on' or 'off'" }).default('on'),
 })
@@ -64,7 +89,7 @@ export const DashboardConfig = z
         code: z.ZodIssueCode.custom,
         path: ['DASHBOARD_TOKENS'],
         message:
-          'no dashboard tokens are configured; set DASHBOARD_TOKENS=operator:<token>[,viewer:<token>] (tokens of at least 16 characters, e.g. from openssl rand -hex 16), or DASHBOARD_AUTH=off to serve without login on a trusted network',
+          'no dashboard tokens are configured; set DASHBOARD_TOKENS=operator:<token>[,viewer:<token>] (each token of at least 128 bits, e.g. from openssl rand -hex 16), or DASHBOARD_AUTH=off to serve without login on a trusted network',
       });
     }
     if (c.DASHBOARD_AUTH === 'off' && c.DASHBOARD_TOKENS.length > 0) {

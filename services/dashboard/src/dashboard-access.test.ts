@@ -13,9 +13,10 @@ import { systemQueueNames } from './queue-catalog';
 import { FakeCommandSender } from './test-support/fake-command-sender';
 import { FakeReadModel } from './test-support/fake-read-model';
 import { processDoc } from './test-support/process-doc';
+import { InMemoryAuditLog } from './test-support/in-memory-audit-log';
 
-const OPERATOR = 'operator-token-0123456789';
-const VIEWER = 'viewer-token-0123456789ab';
+const OPERATOR = 'a6ecff892b26155db43753179423b482';
+const VIEWER = 'bbf699a08206fa05877d9c01aa1b284a';
 const AGENTS = ['inventory'];
 const SESSION_TTL_MS = 60 * 60 * 1000;
 
@@ -47,11 +48,20 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
   };
   const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
+  let audit: InMemoryAuditLog;
+  /** Audit entries are stored once the answer is sent: wait for the one looked for. */
+  const waitForAudit = async (match: (e: InMemoryAuditLog['entries'][number]) => boolean): Promise<void> => {
+    for (let i = 0; i < 100 && !audit.entries.some(match); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(audit.entries.some(match)).toBe(true);
+  };
+
   const serve = async (auth: DashboardAuth): Promise<void> => {
+    audit = new InMemoryAuditLog();
     const readModel = new FakeReadModel();
     readModel.processes = [processDoc({ _id: 'p1', orderId: 'A-1', state: 'Error' })];
     commands = new FakeCommandSender();
     const app = createDashboardApp({
+      audit,
       readModel,
       alerts: { newest: async () => [] },
       queues: systemQueueNames(AGENTS).map((n) => bus.queue(n)),
@@ -135,24 +145,34 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     expect(commands.sent).toEqual([]);
   });
 
-  it('gives a viewer a read-only bull-board that refuses retries, and an operator a read-write one', async () => {
-    const viewerQueues = (await call('GET', '/queues/api/queues', bearer(VIEWER))).body['queues'] as {
-      readOnlyMode: boolean;
-    }[];
-    expect(viewerQueues.length).toBeGreaterThan(0);
-    expect(viewerQueues.every((q) => q.readOnlyMode)).toBe(true);
-    const refused = await call('PUT', '/queues/api/queues/submission/retry/failed', bearer(VIEWER));
-    expect(refused.status).toBe(403);
-    expect(refused.body['error']).toMatch(
-      /^viewer:val may only read; PUT \/queues\/api\/queues\/submission\/retry\/failed needs a token with the operator role/,
-    );
-    const operatorQueues = (await call('GET', '/queues/api/queues', bearer(OPERATOR))).body['queues'] as {
-      readOnlyMode: boolean;
-    }[];
-    expect(operatorQueues.every((q) => !q.readOnlyMode)).toBe(true);
-    expect((await call('PUT', '/queues/api/queues/submission/retry/failed', bearer(OPERATOR))).status).toBe(
-      200,
-    );
+  it('gives everyone a read-only bull-board that refuses every write, the operator included, and audits the refusal', async () => {
+    for (const token of [VIEWER, OPERATOR]) {
+      const queues = (await call('GET', '/queues/api/queues', bearer(token))).body['queues'] as { readOnlyMode: boolean }[];
+      expect(queues.length).toBeGreaterThan(0);
+      expect(queues.every((q) => q.readOnlyMode)).toBe(true);
+    }
+    const viewer = await call('PUT', '/queues/api/queues/submission/retry/failed', bearer(VIEWER));
+    expect(viewer.status).toBe(403);
+    expect(viewer.body['error']).toMatch(/^viewer:val may only read; PUT \/queues\/api\/queues\/submission\/retry\/failed needs a token with the operator role/);
+    const operator = await call('POST', '/queues/api/queues/operator.commands/add', bearer(OPERATOR), JSON.stringify({ name: 'x', data: { by: 'operator:ceo' } }));
+    expect(operator.status).toBe(403);
+    expect(operator.body['error']).toMatch(/^bull-board is read-only here: POST \/queues\/api\/queues\/operator\.commands\/add is refused/);
+    await waitForAudit((e) => e.action === 'bull-board.write');
+    expect(audit.entries.filter((e) => e.route.startsWith('POST /queues') || e.route.startsWith('PUT /queues'))).toEqual([
+      expect.objectContaining({ principal: 'viewer:val', role: 'viewer', outcome: 'refused', status: 403, route: 'PUT /queues/api/queues/submission/retry/failed' }),
+      expect.objectContaining({ action: 'bull-board.write', role: 'operator', target: 'queue operator.commands', outcome: 'refused', status: 403, address: '127.0.0.1' }),
+    ]);
+  });
+
+  it('lets operators read the audit log, filtered, and answers a viewer 403', async () => {
+    await call('POST', '/api/processes/A-1/cancel', bearer(OPERATOR), JSON.stringify({ reason: 'customer asked' }));
+    await waitForAudit((e) => e.action === 'process.cancel');
+    const viewer = await call('GET', '/api/audit', bearer(VIEWER));
+    expect([viewer.status, viewer.body['error']]).toEqual([403, 'viewer:val may not read the audit log; it needs a token with the operator role']);
+    const listed = await call('GET', '/api/audit?orderId=A-1&action=process.cancel', bearer(OPERATOR));
+    expect(listed.status).toBe(200);
+    expect(listed.body['entries']).toEqual([expect.objectContaining({ action: 'process.cancel', target: 'process p1', orderId: 'A-1', outcome: 'ok', status: 200, detail: 'customer asked', route: 'POST /api/processes/A-1/cancel' })]);
+    expect((await call('GET', '/api/audit?limit=0', bearer(OPERATOR))).status).toBe(400);
   });
 
   it('names the authenticated operator in the command, whatever the body says', async () => {
@@ -176,7 +196,9 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     expect(setCookie).not.toContain(OPERATOR);
     const cookie = { cookie: setCookie.split(';')[0]! };
     expect((await call('GET', '/', cookie)).status).toBe(200);
-    expect((await call('POST', '/api/processes/p1/cancel', cookie)).status).toBe(200);
+    // A browser's write says where it comes from; the page's own does.
+    expect((await call('POST', '/api/processes/p1/cancel', { ...cookie, origin: base }, '{}')).status).toBe(200);
+    expect((await call('POST', '/api/processes/p1/cancel', cookie, '{}')).status).toBe(403);
     expect(commands.sent.map((s) => s.by)).toEqual([expect.stringMatching(/^operator:[0-9a-f]{6}$/)]);
 
     const wrong = await call('GET', '/login?token=wrong-token-wrong-token');
@@ -194,7 +216,7 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
 
   it('signs a browser out with POST /logout: the cookie is cleared with the same attributes and the sign-in page shown', async () => {
     const cookie = await login(VIEWER);
-    const out = await call('POST', '/logout', cookie);
+    const out = await call('POST', '/logout', { ...cookie, referer: `${base}/` });
     expect(out.status).toBe(200);
     expect(out.headers.get('set-cookie')).toBe('sas_dashboard=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict');
     expect(out.headers.get('cache-control')).toBe('no-store');
@@ -245,14 +267,14 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     expect(page.text).toContain('<button type="button" id="sign-out">Sign out</button>');
   });
 
-  it('serves everything without a login only when DASHBOARD_AUTH=off, keeping the body’s operator name', async () => {
+  it('serves everything without a login only when DASHBOARD_AUTH=off, naming no one the body names', async () => {
     await new Promise((resolve) => server?.close(resolve));
     await serve('off');
     expect((await call('GET', '/api/processes')).status).toBe(200);
     expect((await call('POST', '/api/processes/p1/cancel', {}, JSON.stringify({ by: 'alice' }))).status).toBe(
       200,
     );
-    expect(commands.sent.map((s) => s.by)).toEqual(['alice']);
+    expect(commands.sent.map((s) => s.by)).toEqual(['operator via dashboard']);
     const page = await call('GET', '/');
     expect(page.text).not.toContain('id="sign-out"');
   });

@@ -1,5 +1,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { sendError } from './api-errors';
+import { noteAudit, noteCredentialRefused } from './audit-trail';
+import { answerTooMany, type CredentialFailures } from './credential-failures';
 import type { DashboardCredentials, DashboardPrincipal } from './dashboard-credentials';
 import { LOGIN_COOKIE } from './login-cookie';
 import { sameOriginGuard } from './same-origin-guard';
@@ -22,20 +24,31 @@ function cookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-/** The caller, or why there is none: no credential, a wrong one, or a login cookie past its expiry. */
+/** The credential a request carries, if any: a bearer header wins over the login cookie. */
+type Presented = { kind: 'bearer'; token: string } | { kind: 'cookie'; value: string } | undefined;
+
+function presented(req: Request): Presented {
+  const header = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
+  if (header) return { kind: 'bearer', token: header[1]! };
+  const value = cookie(req, LOGIN_COOKIE);
+  return value === undefined ? undefined : { kind: 'cookie', value };
+}
+
+/** The caller, or why there is none: a wrong credential, or a genuine login cookie past its expiry. */
 function authenticate(
   credentials: DashboardCredentials,
-  req: Request,
+  credential: NonNullable<Presented>,
 ): { principal: DashboardPrincipal; expired?: undefined } | { principal?: undefined; expired: boolean } {
-  const header = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
-  if (header) {
-    const principal = credentials.byToken(header[1]!);
+  if (credential.kind === 'bearer') {
+    const principal = credentials.byToken(credential.token);
     return principal ? { principal } : { expired: false };
   }
-  const value = cookie(req, LOGIN_COOKIE);
-  if (value === undefined) return { expired: false };
-  const check = credentials.byCookie(value);
+  const check = credentials.byCookie(credential.value);
   return check.ok ? { principal: check.principal } : { expired: check.reason === 'expired' };
+}
+
+function setPrincipal(res: Response, principal: DashboardPrincipal): void {
+  (res.locals as { principal?: DashboardPrincipal }).principal = principal;
 }
 
 /** Attributes shared by setting and clearing the cookie: a browser clears only the cookie with the same path. */
@@ -60,21 +73,38 @@ function signInPage(res: Response, why: string, status = 401): void {
  * `POST /logout` clears the cookie and answers the sign-in page; it needs no credential (signing
  * out is always allowed) but refuses another site's request, so a page elsewhere cannot sign an
  * operator out. With authentication off `/login` only redirects and `/logout` only answers.
+ * A wrong token counts against the client's address and the token's prefix (see
+ * {@link CredentialFailures}); sign-ins, failed ones and sign-outs are audited.
  */
-export function loginRoute(auth: DashboardAuth): Router {
+export function loginRoute(auth: DashboardAuth, failures: CredentialFailures): Router {
   const router = Router();
-  router.get('/login', (req, res) => {
+  router.get('/login', async (req, res) => {
     res.set('referrer-policy', 'no-referrer').set('cache-control', 'no-store');
     if (auth === 'off') return res.redirect(303, '/');
     const token = typeof req.query['token'] === 'string' ? req.query['token'] : '';
+    if (token === '') return signInPage(res, 'That login link holds no token.');
+    const wait = await failures.blockedFor(req, token);
+    if (wait !== undefined) return answerTooMany(req, res, wait);
     const signIn = auth.signIn(token);
-    if (!signIn) return signInPage(res, 'That login link holds no valid token.');
+    if (!signIn) {
+      noteCredentialRefused(res, 'login link token matches no configured token');
+      noteAudit(res, { action: 'sign-in.failed' });
+      const blocked = await failures.failed(req, 'login', 'login link token matches no configured token', token);
+      if (blocked !== undefined) return answerTooMany(req, res, blocked);
+      return signInPage(res, 'That login link holds no valid token.');
+    }
+    setPrincipal(res, signIn.principal);
+    noteAudit(res, { action: 'sign-in', detail: `login cookie issued for ${signIn.maxAgeSeconds} s` });
     res.set('set-cookie', `${LOGIN_COOKIE}=${signIn.cookie}; Max-Age=${signIn.maxAgeSeconds}; ${cookieAttributes(req)}`);
     res.redirect(303, '/');
   });
   router.post('/logout', sameOriginGuard, (req, res) => {
     res.set('cache-control', 'no-store');
     if (auth === 'off') return res.redirect(303, '/');
+    const value = cookie(req, LOGIN_COOKIE);
+    const check = value !== undefined ? auth.byCookie(value) : undefined;
+    if (check?.ok) setPrincipal(res, check.principal);
+    noteAudit(res, { action: 'sign-out' });
     // The cookie stays valid until its expiry if a copy was kept elsewhere: clearing it here is
     // what signing out can do without server-side sessions (removing the token revokes every copy).
     res.set('set-cookie', `${LOGIN_COOKIE}=; Max-Age=0; ${cookieAttributes(req)}`);
@@ -86,13 +116,27 @@ export function loginRoute(auth: DashboardAuth): Router {
 /**
  * Lets a request through only with a valid bearer token or login cookie (401 otherwise: JSON for
  * `/api` and bull-board's API, a short page for the browser), and a state-changing request only
- * from an operator (403 for a viewer). Records the caller for {@link principalOf}.
+ * from an operator (403 for a viewer). Records the caller for {@link principalOf}. A wrong
+ * bearer token or a forged cookie is logged, audited and counted; past the limit of its address
+ * (or token prefix) every credential from there is answered 429 until the block ends.
  */
-export function requireAccess(auth: DashboardAuth): RequestHandler {
-  return (req, res, next) => {
+export function requireAccess(auth: DashboardAuth, failures: CredentialFailures): RequestHandler {
+  return async (req, res, next) => {
     if (auth === 'off') return next();
-    const { principal, expired } = authenticate(auth, req);
+    const credential = presented(req);
+    if (credential) {
+      const wait = await failures.blockedFor(req, credential.kind === 'bearer' ? credential.token : undefined);
+      if (wait !== undefined) return answerTooMany(req, res, wait);
+    }
+    const { principal, expired } = credential ? authenticate(auth, credential) : { expired: false };
     if (!principal) {
+      // A genuine cookie past its expiry proves the token was known: not a guess, not counted.
+      if (credential && !expired) {
+        const reason = credential.kind === 'bearer' ? 'bearer token matches no configured token' : 'login cookie is forged, tampered with or dated ahead';
+        noteCredentialRefused(res, reason);
+        const blocked = await failures.failed(req, credential.kind, reason, credential.kind === 'bearer' ? credential.token : undefined);
+        if (blocked !== undefined) return answerTooMany(req, res, blocked);
+      }
       const path = req.originalUrl;
       if (path.startsWith('/api') || path.startsWith('/queues/api')) {
         res.set('www-authenticate', 'Bearer realm="sas dashboard"');
@@ -105,6 +149,8 @@ export function requireAccess(auth: DashboardAuth): RequestHandler {
       }
       return signInPage(res, expired ? 'Your sign-in has expired; open your login link again.' : 'This dashboard needs a token.');
     }
+    // Set before the role check, so a viewer's refused write is recorded under the viewer.
+    setPrincipal(res, principal);
     if (principal.role !== 'operator' && !READ_METHODS.has(req.method)) {
       return sendError(
         res,
@@ -112,7 +158,6 @@ export function requireAccess(auth: DashboardAuth): RequestHandler {
         `${principal.id} may only read; ${req.method} ${req.originalUrl.split('?')[0]} needs a token with the operator role`,
       );
     }
-    (res.locals as { principal?: DashboardPrincipal }).principal = principal;
     next();
   };
 }

@@ -13,9 +13,10 @@ import { systemQueueNames } from './queue-catalog';
 import { FakeCommandSender } from './test-support/fake-command-sender';
 import { FakeReadModel } from './test-support/fake-read-model';
 import { historyEntry, processDoc } from './test-support/process-doc';
+import { InMemoryAuditLog } from './test-support/in-memory-audit-log';
 
 /** Every request here is made as this operator; `dashboard-access.test.ts` covers who may do what. */
-const TOKEN = 'alice-token-0123456789';
+const TOKEN = 'a6ecff892b26155db43753179423b482';
 const AS_ALICE = { authorization: `Bearer ${TOKEN}` };
 
 describe('the dashboard app (fake store and schedulers, private Redis)', () => {
@@ -55,6 +56,7 @@ describe('the dashboard app (fake store and schedulers, private Redis)', () => {
     storedAlerts = [];
     alertLimits = [];
     const app = createDashboardApp({
+      audit: new InMemoryAuditLog(),
       readModel,
       alerts: {
         newest: async (limit) => {
@@ -147,11 +149,23 @@ describe('the dashboard app (fake store and schedulers, private Redis)', () => {
       expect(res.body).toEqual({ schemaVersion: SCHEMA_VERSION, processId: 'p2', command: 'resubmit', ok: true, message: 'resubmit by operator:alice' });
     });
 
-    it('accepts a request without a body', async () => {
+    it('accepts an empty JSON body', async () => {
       seed();
-      const res = await post('/api/processes/p2/cancel');
+      const res = await post('/api/processes/p2/cancel', '', { 'content-type': 'application/json' });
       expect(res.status).toBe(200);
       expect(commands.sent).toEqual([{ command: 'cancel', processId: 'p2', by: 'operator:alice' }]);
+    });
+
+    it.each([
+      ['no content type', undefined, undefined, 'none'],
+      ['an HTML form', 'reason=x', 'application/x-www-form-urlencoded', 'application/x-www-form-urlencoded'],
+      ['a text/plain body', '{"reason":"x"}', 'text/plain', 'text/plain'],
+    ])('refuses a write with %s (415), before anything reads it', async (_what, body, type, named) => {
+      seed();
+      const res = await post('/api/processes/p2/cancel', body, type === undefined ? {} : { 'content-type': type });
+      expect(res.status).toBe(415);
+      expect(res.body['error']).toBe(`POST /api/processes/p2/cancel accepts only Content-Type: application/json (got ${named}); send a JSON object such as {"reason":"customer asked"}, or {} for none`);
+      expect(commands.sent).toEqual([]);
     });
 
     it('answers 409 with the scheduler’s reason when it refuses', async () => {
@@ -278,7 +292,7 @@ describe('the dashboard app (fake store and schedulers, private Redis)', () => {
       expect(ready.body).toEqual({ ready: true, mongo: true, redis: true });
     });
 
-    it('serves bull-board at /queues with every system queue, retries allowed', async () => {
+    it('serves bull-board at /queues with every system queue, read-only', async () => {
       const page = await get('/queues');
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/text\/html/);
@@ -286,7 +300,20 @@ describe('the dashboard app (fake store and schedulers, private Redis)', () => {
       const api = await get('/queues/api/queues');
       const queues = api.body['queues'] as { name: string; readOnlyMode: boolean }[];
       expect(queues.map((q) => q.name).sort()).toEqual(systemQueueNames(['inventory', 'payment']).sort());
-      expect(queues.every((q) => q.readOnlyMode === false)).toBe(true);
+      expect(queues.every((q) => q.readOnlyMode)).toBe(true);
+    });
+
+    it('sends the same security headers on the page, the API and bull-board, each framing-proof', async () => {
+      for (const path of ['/', '/api/summary', '/queues', '/queues/api/queues', '/healthz']) {
+        const res = await fetch(`${base}${path}`, { headers: AS_ALICE });
+        expect([path, res.headers.get('x-frame-options')]).toEqual([path, 'DENY']);
+        expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(res.headers.get('x-powered-by')).toBeNull();
+        expect(res.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+        expect(res.headers.get('referrer-policy')).toBe('same-origin');
+      }
+      const board = (await fetch(`${base}/queues`, { headers: AS_ALICE })).headers.get('content-security-policy');
+      expect(board).toMatch(/default-src 'none';.*script-src 'self';style-src 'self' 'unsafe-inline'/);
     });
 
     it('serves the page with a content security policy and a fresh nonce', async () => {

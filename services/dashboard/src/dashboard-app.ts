@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
@@ -13,7 +12,7 @@ import type { AlertStore } from './alert-store';
 import { apiErrorHandler, apiNotFound } from './api-errors';
 import { bulkRoutes, type BulkOperations } from './bulk-routes';
 import type { CommandSender } from './command-sender';
-import { pageSecurityPolicy, renderDashboardPage } from './dashboard-page';
+import { renderDashboardPage } from './dashboard-page';
 import { type DashboardAuth, loginRoute, principalOf, requireAccess } from './dashboard-access';
 import { registerDashboardMetrics } from './dashboard-metrics';
 import { healthRoutes } from './health-routes';
@@ -22,7 +21,14 @@ import { overviewRoutes } from './overview-routes';
 import { processRoutes } from './process-routes';
 import type { ProcessReadModel } from './process-read-model';
 import { QueueInspector } from './queue-inspector';
-import { sameOriginGuard } from './same-origin-guard';
+import { jsonOnlyGuard, sameOriginGuard } from './same-origin-guard';
+import { auditRoutes, type AuditReader } from './audit-routes';
+import { DEFAULT_AUDIT_RETENTION_MS, auditTrail, type AuditSink } from './audit-trail';
+import { AuthLimits, DEFAULT_AUTH_LIMITS } from './auth-limits';
+import { BULL_BOARD_PATH } from './bull-board-path';
+import { CredentialFailures } from './credential-failures';
+import { readOnlyBoard } from './read-only-board';
+import { cspNonce, securityHeaders } from './security-headers';
 
 /** Everything the dashboard app reads and talks to, passed in so tests can supply their own. */
 export interface DashboardAppDeps {
@@ -54,17 +60,31 @@ export interface DashboardAppDeps {
   bulk?: BulkOperations;
   /** Agents' pause state; serves `/api/agents` and the pause gauges when given. @default none */
   agentPauses?: AgentPauseModel;
+  /** Where every write, sign-in and refused credential is recorded, and `GET /api/audit` reads. */
+  audit: AuditSink & AuditReader;
+  /** How long an audit entry is kept. @default 90 days */
+  auditRetentionMs?: number;
+  /**
+   * Counts of failed credentials per address and token prefix; `AuthLimits.onRedis` so replicas
+   * share them. @default in this process only, {@link DEFAULT_AUTH_LIMITS}
+   */
+  authLimits?: AuthLimits;
+  /**
+   * express's `trust proxy`: which proxies' `X-Forwarded-For` / `X-Forwarded-Proto` are believed
+   * (client address for limits and the audit log, `Secure` cookies behind TLS). @default false: none
+   */
+  trustProxy?: boolean | string | number;
 }
 
-/** Where bull-board is mounted. */
-export const BULL_BOARD_PATH = '/queues';
 
 /**
- * Builds the operator surface: bull-board at `/queues` (read-write for operators, who retry failed
- * jobs there; read-only for viewers), the JSON API under `/api`, the page at `/`, `/login`, and
- * the open probes `/healthz` `/readyz` (and `/metrics` when given a registry). Everything but the probes and `/login` needs a token. It only reads the
- * store and the queues; changes go to schedulers as operator commands. (Consuming alerts is wired
- * beside it in `main.ts`, see `AlertInbox`.)
+ * Builds the operator surface: bull-board at `/queues` (read-only for everyone), the JSON API
+ * under `/api`, the page at `/`, `/login`, and the open probes `/healthz` `/readyz` (and
+ * `/metrics` when given a registry). Everything but the probes and `/login` needs a token. It only
+ * reads the store and the queues; changes go to schedulers as operator commands. Every response
+ * carries the security headers (see `securityHeaders`); every write, sign-in and refused
+ * credential is audited (see `auditTrail`); refused credentials are limited per address and
+ * token prefix (see `AuthLimits`). (Consuming alerts is wired beside it in `main.ts`, see `AlertInbox`.)
  *
  * @example
  * ```ts
@@ -75,48 +95,56 @@ export const BULL_BOARD_PATH = '/queues';
 export function createDashboardApp(deps: DashboardAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.set('trust proxy', deps.trustProxy ?? false);
   const inspector = new QueueInspector(deps.queues);
+  const now = deps.now ?? (() => new Date());
+  const failures = new CredentialFailures({ limits: deps.authLimits ?? AuthLimits.inMemory(DEFAULT_AUTH_LIMITS), logger: deps.logger, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
+  const board = bullBoard(deps.queues);
 
-  const operatorBoard = bullBoard(deps.queues, false);
-  const viewerBoard = bullBoard(deps.queues, true);
-
+  app.use(securityHeaders());
   app.use(healthRoutes({ readModel: deps.readModel, redisReady: deps.redisReady }));
   if (deps.metrics) {
     registerDashboardMetrics(deps.metrics, { readModel: deps.readModel, inspector, logger: deps.logger });
     if (deps.agentPauses) registerAgentPauseMetrics(deps.metrics, deps.agentPauses, deps.logger);
     app.use(metricsRoute(deps.metrics));
   }
-  app.use(loginRoute(deps.auth));
-  app.use(requireAccess(deps.auth));
+  app.use(auditTrail({ sink: deps.audit, logger: deps.logger, retentionMs: deps.auditRetentionMs ?? DEFAULT_AUDIT_RETENTION_MS, now, authOff: deps.auth === 'off' }));
+  app.use(loginRoute(deps.auth, failures));
+  app.use(requireAccess(deps.auth, failures));
   app.use(sameOriginGuard);
-  app.use(BULL_BOARD_PATH, (req, res, next) => (principalOf(res)?.role === 'viewer' ? viewerBoard : operatorBoard)(req, res, next));
-  app.use('/api', express.json({ limit: '16kb' }));
+  app.use(BULL_BOARD_PATH, readOnlyBoard, board);
+  app.use('/api', jsonOnlyGuard, express.json({ limit: '16kb' }));
   app.use('/api/processes', processRoutes({ readModel: deps.readModel, commands: deps.commands, logger: deps.logger }));
   if (deps.bulk) app.use('/api/bulk', bulkRoutes({ bulk: deps.bulk, logger: deps.logger }));
-  if (deps.agentPauses) app.use('/api/agents', agentRoutes({ agents: deps.agentPauses, logger: deps.logger, now: deps.now ?? (() => new Date()) }));
-  app.use('/api', overviewRoutes({ readModel: deps.readModel, inspector, alerts: deps.alerts, now: deps.now ?? (() => new Date()) }));
+  if (deps.agentPauses) app.use('/api/agents', agentRoutes({ agents: deps.agentPauses, logger: deps.logger, now }));
+  app.use('/api/audit', auditRoutes({ audit: deps.audit, authOff: deps.auth === 'off' }));
+  app.use('/api', overviewRoutes({ readModel: deps.readModel, inspector, alerts: deps.alerts, now }));
   app.use('/api', apiNotFound);
   app.get('/', (_req, res) => {
     const principal = principalOf(res);
-    const nonce = randomBytes(16).toString('base64');
     res
-      .set('content-security-policy', pageSecurityPolicy(nonce))
       .set('cache-control', 'no-store')
       .type('html')
-      .send(renderDashboardPage({ nonce, instanceId: deps.instanceId, queuePrefix: deps.queuePrefix, ...(principal ? { signedInAs: principal.id } : {}) }));
+      .send(renderDashboardPage({ nonce: cspNonce(res), instanceId: deps.instanceId, queuePrefix: deps.queuePrefix, ...(principal ? { signedInAs: principal.id, role: principal.role } : {}) }));
   });
   app.use(apiErrorHandler(deps.logger));
   return app;
 }
 
-/** A bull-board over every queue; read-only boards refuse retries, cleans and deletes (405). */
-function bullBoard(queues: readonly Queue[], readOnlyMode: boolean): ReturnType<ExpressAdapter['getRouter']> {
+/**
+ * A bull-board over every queue, read-only (`readOnlyMode`: no add, edit, retry, promote, clean or
+ * obliterate, and no buttons for them); {@link readOnlyBoard} in front refuses and audits writes.
+ */
+function bullBoard(queues: readonly Queue[]): ReturnType<ExpressAdapter['getRouter']> {
   const board = new ExpressAdapter();
   board.setBasePath(BULL_BOARD_PATH);
   createBullBoard({
-    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode })),
+    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: true })),
     serverAdapter: board,
-    options: { uiConfig: { boardTitle: readOnlyMode ? 'sas queues (read-only)' : 'sas queues' } },
+    options: { uiConfig: { boardTitle: 'sas queues (read-only)' } },
   });
-  return board.getRouter();
+  const router = board.getRouter() as Express;
+  // bull-board mounts an express app of its own, which would add the header back to its pages.
+  router.disable('x-powered-by');
+  return router;
 }

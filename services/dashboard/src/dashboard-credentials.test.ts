@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { ManualClock } from '@sas/testkit';
-import { DashboardCredentials } from './dashboard-credentials';
+import { COOKIE_CLOCK_SKEW_MS, DashboardCredentials } from './dashboard-credentials';
 import { LoginCookie } from './login-cookie';
 
-const OPERATOR = 'operator-token-0123456789';
-const VIEWER = 'viewer-token-0123456789ab';
+const OPERATOR = 'a6ecff892b26155db43753179423b482';
+const VIEWER = 'bbf699a08206fa05877d9c01aa1b284a';
 const HOUR = 60 * 60 * 1000;
 const T0 = Date.UTC(2030, 0, 1, 9);
 
@@ -49,6 +49,21 @@ describe('login cookies carry their issue and expiry times under the MAC', () =>
     expect(credentials.byCookie(cookie)).toEqual({ ok: true, principal: { role: 'viewer', id: expect.stringMatching(/^viewer:[0-9a-f]{6}$/) } });
     clock.t = T0 + 12 * HOUR;
     expect(credentials.byCookie(cookie)).toEqual({ ok: false, reason: 'expired' });
+  });
+
+  it('refuses a genuine cookie dated more than a minute ahead (minted to outlive the TTL), and accepts one within the clock allowance', () => {
+    clock.t = T0 + 10 * HOUR;
+    const ahead = signIn(OPERATOR);
+    clock.t = T0;
+    expect(credentials.byCookie(ahead)).toEqual({ ok: false, reason: 'invalid' });
+    clock.t = T0 + 10 * HOUR - COOKIE_CLOCK_SKEW_MS;
+    expect(credentials.byCookie(ahead)).toEqual({ ok: true, principal: { role: 'operator', id: 'operator:alice' } });
+  });
+
+  it('refuses to hold a weak token even when given directly, saying how to make one', () => {
+    expect(() => new DashboardCredentials([{ role: 'operator', name: 'bob', token: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }])).toThrow(
+      /^the operator \(bob\) token is too weak: it uses only 1 distinct characters.*openssl rand -hex 16/,
+    );
   });
 
   it('refuses a cookie whose expiry was moved later, as invalid', () => {

@@ -2,13 +2,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { systemClock, type Clock } from '@sas/runtime';
 import { z } from 'zod';
 import { DEFAULT_SESSION_TTL_MS, LoginCookie } from './login-cookie';
+import { TOKEN_RECIPE, tokenStrength } from './token-strength';
 
 /** `viewer` reads (GET, the page, bull-board read-only); `operator` also resubmits, cancels and retries. */
 export const DashboardRole = z.enum(['viewer', 'operator']);
 export type DashboardRole = z.infer<typeof DashboardRole>;
-
-/** Shortest token accepted: 16 characters, e.g. `openssl rand -hex 16` gives 32. */
-export const MIN_TOKEN_LENGTH = 16;
 
 /**
  * One `DASHBOARD_TOKENS` entry, `role:token` or `role:name:token`. Messages never repeat the
@@ -34,10 +32,11 @@ export const DashboardTokenEntry = z.string().transform((entry, ctx) => {
     });
     return z.NEVER;
   }
-  if (token.length < MIN_TOKEN_LENGTH) {
+  const strength = tokenStrength(token);
+  if (strength.weakness !== undefined) {
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
-      message: `the ${role.data} token is ${token.length} characters; each DASHBOARD_TOKENS token must be at least ${MIN_TOKEN_LENGTH} (generate one with: openssl rand -hex 16)`,
+      message: `the ${role.data}${name !== undefined ? ` (${name})` : ''} token is too weak: ${strength.weakness}; ${TOKEN_RECIPE}`,
     });
     return z.NEVER;
   }
@@ -78,6 +77,9 @@ export interface DashboardCredentialsOptions {
   clock?: Clock;
 }
 
+/** How far ahead of this server's clock a cookie's `issuedAt` may be (another replica's clock): 60 s. */
+export const COOKIE_CLOCK_SKEW_MS = 60_000;
+
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 /**
@@ -102,6 +104,11 @@ export class DashboardCredentials {
     if (!Number.isInteger(this.sessionTtlMs) || this.sessionTtlMs < 1000)
       throw new Error(`sessionTtlMs must be a whole number of at least 1000 ms (got ${this.sessionTtlMs})`);
     this.clock = options.clock ?? systemClock;
+    for (const e of entries) {
+      const weakness = tokenStrength(e.token).weakness;
+      // Configuration is checked by DashboardTokenEntry; this catches an embedder passing entries directly.
+      if (weakness !== undefined) throw new Error(`the ${e.role}${e.name !== undefined ? ` (${e.name})` : ''} token is too weak: ${weakness}; ${TOKEN_RECIPE}`);
+    }
     this.known = entries.map((e) => ({
       principal: { role: e.role, id: `${e.role}:${e.name ?? sha256(e.token).toString('hex').slice(0, 6)}` },
       digest: sha256(e.token),
@@ -128,6 +135,7 @@ export class DashboardCredentials {
   /**
    * Who sent this login cookie value, or why it is refused: `invalid` when it is malformed, of an
    * older format, or its MAC matches no configured token (forged, tampered times, token removed);
+   * issued more than {@link COOKIE_CLOCK_SKEW_MS} in the future (minted ahead to outlive the TTL);
    * `expired` when it is genuine but past its expiry, or older than the session TTL now
    * configured (so shortening `DASHBOARD_SESSION_TTL_MS` also cuts sessions already issued).
    */
@@ -143,6 +151,9 @@ export class DashboardCredentials {
     }
     if (!found) return { ok: false, reason: 'invalid' };
     const now = this.clock.now();
+    // Only a holder of the token can mint a cookie, but one dated ahead would outlive the TTL by
+    // as much; replicas' clocks may differ a little, hence the allowance.
+    if (fields.issuedAt > now + COOKIE_CLOCK_SKEW_MS) return { ok: false, reason: 'invalid' };
     if (now >= fields.expiresAt || now >= fields.issuedAt + this.sessionTtlMs) return { ok: false, reason: 'expired' };
     return { ok: true, principal: found };
   }

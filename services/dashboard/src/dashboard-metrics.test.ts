@@ -12,6 +12,7 @@ import { systemQueueNames } from './queue-catalog';
 import { FakeCommandSender } from './test-support/fake-command-sender';
 import { FakeReadModel } from './test-support/fake-read-model';
 import { processDoc } from './test-support/process-doc';
+import { InMemoryAuditLog } from './test-support/in-memory-audit-log';
 
 describe("the dashboard's /metrics (fake store, private Redis)", () => {
   let redis: RedisServer;
@@ -25,11 +26,12 @@ describe("the dashboard's /metrics (fake store, private Redis)", () => {
     const registry = createMetricsRegistry();
     bus = new Bus({ redisUrl: redis.url, prefix: uniqueName('dashboard-metrics'), instanceId: 'test', logger: pino({ level: 'silent' }), clock: systemClock, metrics: new PromBusMetrics(registry) });
     const app = createDashboardApp({
+      audit: new InMemoryAuditLog(),
       readModel,
       alerts: { newest: async () => [] },
       queues: systemQueueNames(['payment']).map((n) => bus.queue(n)),
       commands: new FakeCommandSender(),
-      auth: new DashboardCredentials([{ role: 'operator', name: 'alice', token: 'alice-token-0123456789' }]),
+      auth: new DashboardCredentials([{ role: 'operator', name: 'alice', token: 'a6ecff892b26155db43753179423b482' }]),
       logger: pino({ level: 'silent' }),
       redisReady: () => bus.isReady(),
       instanceId: 'dashboard-test',

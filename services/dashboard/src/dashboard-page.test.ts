@@ -1,5 +1,6 @@
 import { Script } from 'node:vm';
-import { pageSecurityPolicy, renderDashboardPage } from './dashboard-page';
+import { AUDIT_PANEL_SCRIPT } from './audit-panel-script';
+import { renderDashboardPage } from './dashboard-page';
 import { escapeHtml } from './escape-html';
 import { PAGE_SCRIPT } from './page-script';
 
@@ -30,7 +31,17 @@ describe('the dashboard page', () => {
     expect(page.match(/<script nonce="n0nce">/g)).toHaveLength(1);
     expect(page.match(/<script/g)).toHaveLength(1);
     expect(page).toContain('<style nonce="n0nce">');
-    expect(pageSecurityPolicy('n0nce')).toMatch(/default-src 'none'; script-src 'nonce-n0nce'; style-src 'nonce-n0nce'; connect-src 'self'/);
+  });
+
+  it('asks no one for a name: the signed-in principal is who acts', () => {
+    expect(page).not.toContain('id="a-by"');
+    expect(PAGE_SCRIPT).not.toContain('a-by');
+  });
+
+  it('shows the audit log to operators (and without a login), not to viewers', () => {
+    expect(page).toMatch(/<h2>Audit log<\/h2>\s*<div id="audit">/);
+    expect(renderDashboardPage({ nonce: 'n', instanceId: 'd', queuePrefix: 'q', signedInAs: 'operator:o', role: 'operator' })).toContain('<div id="audit">');
+    expect(renderDashboardPage({ nonce: 'n', instanceId: 'd', queuePrefix: 'q', signedInAs: 'viewer:v', role: 'viewer' })).not.toContain('<div id="audit">');
   });
 
   it('has a place for the alerts the dashboard stored', () => {
@@ -51,6 +62,8 @@ describe('the dashboard page', () => {
 describe('the page script', () => {
   it('is valid JavaScript', () => {
     expect(() => new Script(PAGE_SCRIPT, { filename: 'page-script.js' })).not.toThrow();
+    expect(() => new Script(AUDIT_PANEL_SCRIPT, { filename: 'audit-panel-script.js' })).not.toThrow();
+    expect(AUDIT_PANEL_SCRIPT).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
   });
 
   it('never writes HTML from data: no innerHTML, outerHTML, insertAdjacentHTML or document.write', () => {

@@ -1,5 +1,6 @@
 import { ProcessState } from '@sas/contracts';
 import { AGENT_PANEL_SCRIPT } from './agent-panel-script';
+import { AUDIT_PANEL_SCRIPT } from './audit-panel-script';
 import { escapeHtml } from './escape-html';
 import { PAGE_SCRIPT } from './page-script';
 import { PAGE_STYLE } from './page-style';
@@ -12,11 +13,14 @@ export interface DashboardPageOptions {
   queuePrefix: string;
   /** Who is signed in (`operator:alice`), shown beside the Sign out button; absent when login is off. */
   signedInAs?: string;
+  /** The signed-in role; the audit panel is shown to operators (and when login is off). */
+  role?: 'viewer' | 'operator';
 }
 
 /**
  * The operator page: one self-contained HTML document (inline CSS and script, no external assets:
- * the machines it runs on may have no network). The script fills it from the JSON API.
+ * the machines it runs on may have no network). The script fills it from the JSON API. Its
+ * Content-Security-Policy comes from `securityHeaders`, with the nonce given here.
  */
 export function renderDashboardPage(options: DashboardPageOptions): string {
   const nonce = escapeHtml(options.nonce);
@@ -57,6 +61,10 @@ export function renderDashboardPage(options: DashboardPageOptions): string {
     <h2>Alerts</h2>
     <div id="alerts"><p class="muted">Loading…</p></div>
   </section>
+  ${options.role === 'viewer' ? '' : `<section class="wide">
+    <h2>Audit log</h2>
+    <div id="audit"><p class="muted">Loading…</p></div>
+  </section>`}
   <section class="wide">
     <h2>Bulk operations</h2>
     <div id="bulk"><p class="muted">Loading…</p></div>
@@ -74,7 +82,6 @@ export function renderDashboardPage(options: DashboardPageOptions): string {
   <section>
     <h2>Process</h2>
     <div class="actions" id="actions" hidden>
-      <input id="a-by" placeholder="your name" maxlength="100" aria-label="operator name">
       <input id="a-reason" placeholder="reason (optional)" maxlength="500" aria-label="reason">
       <button type="button" id="b-resubmit" title="Restart an Error process from its failed step">Resubmit</button>
       <button type="button" id="b-cancel" title="Stop an unfinished process and undo what it did">Cancel</button>
@@ -83,25 +90,8 @@ export function renderDashboardPage(options: DashboardPageOptions): string {
     <div id="detail"><p class="muted">Click a process to see its steps and history.</p></div>
   </section>
 </main>
-<script nonce="${nonce}">${PAGE_SCRIPT}${AGENT_PANEL_SCRIPT}</script>
+<script nonce="${nonce}">${PAGE_SCRIPT}${AGENT_PANEL_SCRIPT}${AUDIT_PANEL_SCRIPT}</script>
 </body>
 </html>
 `;
-}
-
-/**
- * The page's content security policy: nothing from elsewhere, only the script and style carrying
- * this response's nonce, requests only to this server. A value that escaped escaping still could not run.
- */
-export function pageSecurityPolicy(nonce: string): string {
-  return [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src 'nonce-${nonce}'`,
-    "connect-src 'self'",
-    "img-src 'self' data:",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
 }

@@ -1,7 +1,9 @@
 import { BulkOperationService, MongoBulkCandidates, MongoBulkOperationStore, ensureBulkIndexes } from '@sas/bulk';
 import { Bus, PromBusMetrics } from '@sas/bus';
 import { createLogger, createMetricsRegistry, defaultInstanceId, installShutdown, loadConfig, systemClock } from '@sas/runtime';
-import { connectStore } from '@sas/store';
+import { createRedisConnection } from '@sas/client';
+import { MongoAuditLog, connectStore } from '@sas/store';
+import { AuthLimits } from './auth-limits';
 import { alertConsumerSpec } from './alert-consumer-spec';
 import { AlertInbox } from './alert-inbox';
 import { DashboardConfig } from './config';
@@ -25,6 +27,17 @@ async function main(): Promise<void> {
   const alerts = new MongoAlertStore(store.db);
   await alerts.ensureIndexes();
   await ensureBulkIndexes(store.db);
+  const audit = new MongoAuditLog(store.db);
+  await audit.ensureIndexes();
+  // The failed-credential counts: on the system's Redis so replicas share them. Commands fail at
+  // once while Redis is away (no offline queue), and the limiter's in-memory stand-in takes over.
+  const limitsRedis = createRedisConnection(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  limitsRedis.on('error', (e: Error) => logger.debug({ err: e.message }, 'sign-in limit counter: Redis error (the in-memory stand-in counts meanwhile)'));
+  const authLimits = AuthLimits.onRedis(limitsRedis, `${config.QUEUE_PREFIX}:dashboard`, {
+    failures: config.DASHBOARD_AUTH_FAILURES,
+    windowMs: config.DASHBOARD_AUTH_WINDOW_MS,
+    blockMs: config.DASHBOARD_AUTH_BLOCK_MS,
+  });
   if (config.ALERTS_CONSUME) {
     const inbox = new AlertInbox({ store: alerts, clock: systemClock, logger, retentionMs: config.ALERTS_RETENTION_MS });
     bus.consume(alertConsumerSpec(inbox));
@@ -42,13 +55,17 @@ async function main(): Promise<void> {
     metrics,
     bulk: new BulkOperationService(new MongoBulkOperationStore(store.db), new MongoBulkCandidates(store.db), systemClock),
     agentPauses: new MongoAgentPauseModel(store.db, config.AGENTS),
+    audit,
+    auditRetentionMs: config.AUDIT_RETENTION_MS,
+    authLimits,
+    trustProxy: config.DASHBOARD_TRUST_PROXY,
   });
   const server = new DashboardServer(app);
   const port = await server.start(config.PORT, config.HOST);
   // A wildcard address is where the server listens, not where a browser can reach it.
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  installShutdown(logger, [server, { name: 'bus', close: () => bus.close() }, { name: 'store', close: () => store.close() }]);
+  installShutdown(logger, [server, { name: 'bus', close: () => bus.close() }, { name: 'sign-in limits', close: async () => void limitsRedis.disconnect() }, { name: 'store', close: () => store.close() }]);
   if (config.DASHBOARD_AUTH === 'off') logger.warn('DASHBOARD_AUTH=off: anyone who reaches this port can read, resubmit and cancel');
   const roles = config.DASHBOARD_TOKENS.map((t) => t.role);
   logger.info({ port, url, auth: config.DASHBOARD_AUTH, viewers: roles.filter((r) => r === 'viewer').length, operators: roles.filter((r) => r === 'operator').length, queues: systemQueueNames(config.AGENTS), consumesAlerts: config.ALERTS_CONSUME }, 'dashboard ready');

@@ -4,8 +4,9 @@ import { z } from 'zod';
 export const DEFAULT_OPERATOR = 'operator via dashboard';
 
 /**
- * Body of `POST /api/processes/:id/resubmit` and `/cancel`; the body itself may be left out.
- * `by` names the operator in the process history; `reason` says why.
+ * Body of `POST /api/processes/:id/resubmit` and `/cancel` (and agents' pause and resume); `{}`
+ * when there is nothing to say. `reason` says why, in the process history; `by` is accepted for
+ * older clients and ignored (see {@link operatorBy}).
  */
 export const OperatorRequestBody = z
   .object({
@@ -21,9 +22,10 @@ export const ProcessIdParams = z.object({
 });
 
 /**
- * The `by` the operator command carries: the authenticated caller when there is one (a body's
- * `by` cannot speak for someone else), else (`DASHBOARD_AUTH=off`) the named operator or the default.
+ * The `by` the operator command carries: the signed-in principal, or (`DASHBOARD_AUTH=off`, no one
+ * signed in) {@link DEFAULT_OPERATOR}. Nothing typed reaches it: a body's `by` is accepted for
+ * older clients and ignored, so no one can write another name into a process history.
  */
-export function operatorBy(body: OperatorRequestBody, principal?: string): string {
-  return principal ?? body.by ?? DEFAULT_OPERATOR;
+export function operatorBy(principal?: string): string {
+  return principal ?? DEFAULT_OPERATOR;
 }

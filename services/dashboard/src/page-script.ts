@@ -171,7 +171,6 @@ export const PAGE_SCRIPT = String.raw`
   async function command(name) {
     if (!selected) return;
     const body = {};
-    if ($('a-by').value.trim()) body.by = $('a-by').value.trim();
     if ($('a-reason').value.trim()) body.reason = $('a-reason').value.trim();
     const answer = $('answer');
     answer.className = 'answer';

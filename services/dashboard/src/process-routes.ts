@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { OperatorCommand } from '@sas/contracts';
 import { sendError } from './api-errors';
+import { noteAudit } from './audit-trail';
 import { principalOf } from './dashboard-access';
 import type { CommandSender } from './command-sender';
 import { OperatorRequestBody, ProcessIdParams, operatorBy } from './operator-request';
@@ -46,6 +47,7 @@ export function processRoutes(deps: ProcessRoutesDeps): Router {
   router.post('/:id/cancel', (req, res) => command('cancel', req, res));
 
   async function command(name: OperatorCommand['command'], req: Request, res: Response): Promise<void> {
+    noteAudit(res, { action: `process.${name}`, target: `process ${String(req.params['id'])}` });
     const params = parseInput(ProcessIdParams, req.params, 'path');
     if (!params.ok) return sendError(res, 400, params.error);
     const rawBody: unknown = req.body;
@@ -53,7 +55,8 @@ export function processRoutes(deps: ProcessRoutesDeps): Router {
     if (!body.ok) return sendError(res, 400, body.error);
     const doc = await deps.readModel.find(params.data.id);
     if (!doc) return sendError(res, 404, notFound(params.data.id));
-    const by = operatorBy(body.data, principalOf(res)?.id);
+    noteAudit(res, { target: `process ${doc._id}`, orderId: doc.orderId, ...(body.data.reason ? { detail: body.data.reason } : {}) });
+    const by = operatorBy(principalOf(res)?.id);
     const outcome = await deps.commands.send(name, doc._id, by, body.data.reason);
     deps.logger.info({ command: name, processId: doc._id, by, answered: outcome.answered, ok: outcome.answered && outcome.result.ok }, 'operator command');
     if (!outcome.answered) {
