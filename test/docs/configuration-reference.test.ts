@@ -40,7 +40,7 @@ const SCHEMAS: Record<string, () => Record<string, unknown>> = {
   Scheduler: () => loadConfig(SchedulerConfig, {}),
   Supervisor: () => loadConfig(SupervisorConfig, {}),
   'HTTP agent': () => loadConfig(HttpAgentConfig, { AGENT: 'payment' }),
-  Dashboard: () => loadConfig(DashboardConfig, { DASHBOARD_TOKENS: 'operator:0123456789abcdef' }),
+  Dashboard: () => loadConfig(DashboardConfig, { DASHBOARD_TOKENS: 'operator:9f3c2a7e41b8d05c6e1f7a2b93d4c8e5' }),
   'remote-sim': () => loadConfig(RemoteSimConfig, {}),
 };
 
