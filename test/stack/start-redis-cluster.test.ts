@@ -39,9 +39,12 @@ describe('startRedisCluster', () => {
       }
       return undefined;
     }, { timeoutMs: 10_000, description: 'a hash tag served by the first master' });
-    await client.set(`{${slotOfFirst}}:k`, 'before the kill');
-    // WAIT: the replica has it before the master dies (replication is asynchronous otherwise).
-    await rawRedisCommand(first as number, 'WAIT 1 5000');
+    // Written and WAITed for on the same connection to the master: WAIT counts the replicas that
+    // have the writes of the connection that sends it (a fresh connection's WAIT returns at once).
+    const master = client.nodes('master').find((n) => n.options.port === first);
+    if (!master) throw new Error(`no cluster connection to the first master (port ${first})`);
+    await master.set(`{${slotOfFirst}}:k`, 'before the kill');
+    await expect(master.call('WAIT', 1, 5000)).resolves.toBe(1);
 
     const { killedPort, promotedPort } = await cluster.killMaster(0);
     expect(killedPort).toBe(first);
