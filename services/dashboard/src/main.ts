@@ -1,6 +1,6 @@
 import { BulkOperationService, MongoBulkCandidates, MongoBulkOperationStore, ensureBulkIndexes } from '@sas/bulk';
 import { Bus, PromBusMetrics } from '@sas/bus';
-import { createLogger, createMetricsRegistry, defaultInstanceId, installShutdown, loadConfig, systemClock } from '@sas/runtime';
+import { StallBoard, createLogger, createMetricsRegistry, defaultInstanceId, installShutdown, loadConfig, mongoLivenessOf, redisLivenessOf, systemClock } from '@sas/runtime';
 import { connectStore } from '@sas/store';
 import { alertConsumerSpec } from './alert-consumer-spec';
 import { AlertInbox } from './alert-inbox';
@@ -19,9 +19,10 @@ async function main(): Promise<void> {
   const config = loadConfig(DashboardConfig, process.env);
   const instanceId = config.INSTANCE_ID ?? defaultInstanceId('dashboard');
   const logger = createLogger({ service: 'dashboard', instanceId, level: config.LOG_LEVEL });
-  const store = await connectStore(config.MONGO_URL, config.MONGO_DB);
+  const stalls = new StallBoard(logger, systemClock);
+  const store = await connectStore(config.MONGO_URL, config.MONGO_DB, { liveness: mongoLivenessOf(config), logger, stalls });
   const metrics = createMetricsRegistry();
-  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock: systemClock, metrics: new PromBusMetrics(metrics) });
+  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock: systemClock, metrics: new PromBusMetrics(metrics), liveness: redisLivenessOf(config), stalls });
   const alerts = new MongoAlertStore(store.db);
   await alerts.ensureIndexes();
   await ensureBulkIndexes(store.db);
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
     commands: new SchedulerCommandSender({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, timeoutMs: config.COMMAND_TIMEOUT_MS }),
     auth: config.DASHBOARD_AUTH === 'off' ? 'off' : new DashboardCredentials(config.DASHBOARD_TOKENS, { sessionTtlMs: config.DASHBOARD_SESSION_TTL_MS, clock: systemClock }),
     logger,
-    redisReady: () => bus.isReady(),
+    redisReady: () => bus.isReady() && !store.isStalled(),
     instanceId,
     queuePrefix: config.QUEUE_PREFIX,
     metrics,

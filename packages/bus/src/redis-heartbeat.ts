@@ -1,0 +1,78 @@
+import type { RedisConnection } from '@sas/client';
+import type { Clock, StallBoard } from '@sas/runtime';
+
+/** Options of {@link RedisHeartbeat}. */
+export interface RedisHeartbeatOptions {
+  connection: RedisConnection;
+  /** Stall key on the board, e.g. `redis:operator.commands`. */
+  key: string;
+  /** What is stalled, for the warning: `consumer of queue 'operator.commands'`. */
+  what: string;
+  /** Logged with the stall (the queue's name, at least). */
+  fields: Record<string, unknown>;
+  board: StallBoard;
+  clock: Clock;
+  /** Silence longer than this is a stall. */
+  stallMs: number;
+  /** How often to PING (and check). @default min(1000, stallMs / 3) */
+  intervalMs?: number;
+}
+
+/**
+ * Pings one Redis connection and reports on a {@link StallBoard} while no reply has come for
+ * longer than `stallMs`: a consumer cut from Redis is logged and makes `/readyz` unready while
+ * the cut lasts, though BullMQ itself would say nothing until its own wait ends. The PINGs also
+ * keep the socket's `socketTimeout` armed, so a silent link is dropped and opened again even
+ * while the consumer is idle. One PING is in flight at a time.
+ */
+export class RedisHeartbeat {
+  private readonly timer: NodeJS.Timeout;
+  private lastHeard: number;
+  private inFlight = false;
+  private stopped = false;
+
+  constructor(private readonly options: RedisHeartbeatOptions) {
+    this.lastHeard = options.clock.now();
+    const intervalMs = options.intervalMs ?? Math.min(1_000, Math.max(50, Math.floor(options.stallMs / 3)));
+    this.timer = setInterval(() => this.tick(), intervalMs);
+    this.timer.unref();
+  }
+
+  /** True while the connection's silence exceeds its bound. */
+  isStalled(): boolean {
+    return this.options.board.has(this.options.key);
+  }
+
+  private tick(): void {
+    const { board, clock, key, stallMs, what, fields, connection } = this.options;
+    const silentMs = clock.now() - this.lastHeard;
+    if (silentMs > stallMs) {
+      board.begin(key, `${what} has not heard from Redis for ${silentMs} ms (bound ${stallMs} ms); its connection is being re-established`, {
+        ...fields,
+        silentMs,
+        stallMs,
+        connection: connection.status,
+      });
+    }
+    if (this.inFlight) return;
+    this.inFlight = true;
+    connection
+      .ping()
+      .then(() => {
+        this.lastHeard = clock.now();
+        if (!this.stopped) board.end(key, fields);
+      })
+      // An error is not an answer: the silence goes on until a PING is answered.
+      .catch(() => undefined)
+      .finally(() => {
+        this.inFlight = false;
+      });
+  }
+
+  /** Stops pinging; the stall, if any, is cleared (the connection is being closed on purpose). */
+  stop(): void {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.options.board.end(this.options.key, this.options.fields);
+  }
+}
