@@ -93,8 +93,10 @@ export class Bus implements DeadLetterSink {
     return this.stalls.active().filter((k) => k.startsWith('redis:'));
   }
 
-  private watch(connection: RedisConnection, key: string, what: string, fields: Record<string, unknown>): void {
-    this.heartbeats.push(new RedisHeartbeat({ connection, key, what, fields, board: this.stalls, clock: this.options.clock, stallMs: this.liveness.stallMs }));
+  private watch(connection: RedisConnection, key: string, what: string, fields: Record<string, unknown>, alsoDrop?: () => readonly RedisConnection[]): void {
+    this.heartbeats.push(
+      new RedisHeartbeat({ connection, key, what, fields, board: this.stalls, clock: this.options.clock, stallMs: this.liveness.stallMs, ...(alsoDrop ? { alsoDrop } : {}) }),
+    );
   }
 
   /**
@@ -149,7 +151,8 @@ export class Bus implements DeadLetterSink {
     const connection = createRedisConnection(this.options.redisUrl, redisLivenessOptions('consumer', this.liveness));
     connection.on('error', (err) => this.options.logger.debug({ err: err.message, queue: spec.queue }, 'consumer redis error'));
     this.consumerConnections.push(connection);
-    this.watch(connection, `redis:${spec.queue}`, `consumer of queue '${spec.queue}'`, { queue: spec.queue });
+    const blocking = keepDuplicates(connection);
+    this.watch(connection, `redis:${spec.queue}`, `consumer of queue '${spec.queue}'`, { queue: spec.queue }, blocking);
     const consumer = new Consumer(spec, connection, this.options.prefix, this, this.options.logger.child({ queue: spec.queue }), this.options.metrics);
     this.consumers.push(consumer as unknown as Consumer<z.ZodTypeAny>);
     return consumer;
@@ -199,6 +202,23 @@ export class Bus implements DeadLetterSink {
     })();
     return this.closing;
   }
+}
+
+/**
+ * Keeps the connections made as duplicates of `connection`: BullMQ opens a worker's blocking
+ * connection as `connection.duplicate()` (its connections guide), and that one cannot be pinged
+ * while it waits in BZPOPMIN, so its socket is dropped together with the pinged one when the link
+ * goes silent (see {@link RedisHeartbeat}).
+ */
+function keepDuplicates(connection: RedisConnection): () => readonly RedisConnection[] {
+  const duplicates: RedisConnection[] = [];
+  const duplicate = connection.duplicate.bind(connection) as (...args: unknown[]) => RedisConnection;
+  (connection as { duplicate: (...args: unknown[]) => RedisConnection }).duplicate = (...args: unknown[]) => {
+    const copy = duplicate(...args);
+    duplicates.push(copy);
+    return copy;
+  };
+  return () => duplicates;
 }
 
 function assertQueueName(name: string): void {

@@ -1,3 +1,4 @@
+import { Cluster } from 'ioredis';
 import type { RedisConnection } from '@sas/client';
 import type { Clock, StallBoard } from '@sas/runtime';
 
@@ -16,20 +17,33 @@ export interface RedisHeartbeatOptions {
   stallMs: number;
   /** How often to PING (and check). @default min(1000, stallMs / 3) */
   intervalMs?: number;
+  /**
+   * Connections over the same link that cannot be pinged (BullMQ's blocking one waits in BZPOPMIN),
+   * dropped together with this one when it is silent. @default none
+   */
+  alsoDrop?: () => readonly RedisConnection[];
 }
 
 /**
  * Pings one Redis connection and reports on a {@link StallBoard} while no reply has come for
  * longer than `stallMs`: a consumer cut from Redis is logged and makes `/readyz` unready while
  * the cut lasts, though BullMQ itself would say nothing until its own wait ends. The PINGs also
- * keep the socket's `socketTimeout` armed, so a silent link is dropped and opened again even
- * while the consumer is idle. One PING is in flight at a time.
+ * keep the socket's `socketTimeout` armed, so a silent link is dropped even while the consumer is
+ * idle. One PING is in flight at a time.
+ *
+ * A connection silent past `stallMs` is not waited on until its socket timeout: its socket is
+ * dropped at once (and again every `stallMs` while the silence lasts), and ioredis opens a new
+ * one. Waiting would be worse than slow: a link that lost bytes (a middlebox that kept the
+ * connection but dropped what it carried) leaves commands that will never be answered at the head
+ * of the connection's reply queue, and once the link carries bytes again the next replies would be
+ * matched to the wrong commands (seen in the partition tests: a job read from a PING's answer).
  */
 export class RedisHeartbeat {
   private readonly timer: NodeJS.Timeout;
   private lastHeard: number;
   private inFlight = false;
   private stopped = false;
+  private lastDropped = 0;
 
   constructor(private readonly options: RedisHeartbeatOptions) {
     this.lastHeard = options.clock.now();
@@ -53,6 +67,7 @@ export class RedisHeartbeat {
         stallMs,
         connection: connection.status,
       });
+      this.dropSilentSocket(silentMs);
     }
     if (this.inFlight) return;
     this.inFlight = true;
@@ -67,6 +82,19 @@ export class RedisHeartbeat {
       .finally(() => {
         this.inFlight = false;
       });
+  }
+
+  /** Destroys the sockets of a connection that is up but silent; one already reconnecting is left to ioredis. */
+  private dropSilentSocket(silentMs: number): void {
+    const { connection, clock, stallMs } = this.options;
+    if (clock.now() - this.lastDropped < stallMs) return;
+    this.lastDropped = clock.now();
+    const reason = new Error(`no reply from Redis for ${silentMs} ms; dropping the connection to open a new one`);
+    for (const c of [connection, ...(this.options.alsoDrop?.() ?? [])]) {
+      if (c.status !== 'ready' && c.status !== 'connect') continue;
+      const nodes = c instanceof Cluster ? c.nodes() : [c];
+      for (const node of nodes) node.stream?.destroy(reason);
+    }
   }
 
   /** Stops pinging; the stall, if any, is cleared (the connection is being closed on purpose). */
