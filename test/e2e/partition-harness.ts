@@ -30,10 +30,10 @@ export async function proxied(url: string): Promise<{ proxy: FaultProxy; url: st
   return { proxy, url: `${scheme}127.0.0.1:${proxy.port}${rest}` };
 }
 
-/** The `/readyz` status of a service started with PROBE_PORT=0 (its ready line names the port). */
+/** The `/readyz` status of a service started with PROBE_PORT=0, or of the dashboard (its ready line names the port). */
 export async function readyz(service: ServiceProcess, readyMessage: string): Promise<number> {
   const line = service.lines.find((l) => l.json?.['msg'] === readyMessage);
-  const port = Number(line?.json?.['probePort']);
+  const port = Number(line?.json?.['probePort'] ?? line?.json?.['port']);
   if (!Number.isInteger(port) || port <= 0) throw new Error(`${service.name} logged no probePort in '${readyMessage}'; start it with PROBE_PORT=0`);
   const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2_000) });
   return res.status;
