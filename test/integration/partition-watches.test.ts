@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { Bus } from '@sas/bus';
 import { QueueNames, SchedulerWakeup } from '@sas/contracts';
 import { StallBoard, createLogger, systemClock, type Logger } from '@sas/runtime';
@@ -71,5 +72,25 @@ describe('connection watches over a link that goes silent', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('a consumer connection closed during its blocking wait does not hold the process until its socket timeout', () => {
+    // A child process: an open handle would keep it alive, which jest in this process cannot see.
+    const script = `
+      const { createRedisConnection, redisLivenessOptions } = require(${JSON.stringify(require.resolve('@sas/client'))});
+      const { Worker } = require(${JSON.stringify(require.resolve('bullmq', { paths: [require.resolve('@sas/client')] }))});
+      (async () => {
+        const connection = createRedisConnection(process.argv[1], redisLivenessOptions('consumer'));
+        const worker = new Worker('linger', async () => undefined, { connection, prefix: 'linger' });
+        await worker.waitUntilReady();
+        await new Promise((resolve) => setTimeout(resolve, 300)); // the worker is in its blocking wait
+        await worker.close();
+        await connection.quit();
+      })();`;
+    const started = Date.now();
+    const child = spawnSync(process.execPath, ['-e', script, stack.env['REDIS_URL']!], { timeout: 12_000, encoding: 'utf8' });
+    expect({ status: child.status, stderr: child.stderr }).toEqual({ status: 0, stderr: '' });
+    // The consumer timeout is 15 s: a process held by its timer would end only then (or be killed at 12 s).
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

@@ -45,8 +45,30 @@ const reconnectDelay = (times: number): number => Math.min(times * 100, 2000);
 export function createRedisConnection(url: string, options: RedisOptions = {}): RedisConnection {
   const target = parseRedisUrl(url);
   const nodeOptions: RedisOptions = { maxRetriesPerRequest: null, enableReadyCheck: true, retryStrategy: reconnectDelay, keepAlive: DEFAULT_REDIS_LIVENESS.keepAliveMs, ...options };
-  if (target.kind === 'node') return new Redis(target.url, nodeOptions);
-  return new Cluster(target.nodes, clusterOptions(target, nodeOptions));
+  if (target.kind === 'node') return releasingSocketTimer(new Redis(target.url, nodeOptions));
+  return releasingSocketTimers(new Cluster(target.nodes, clusterOptions(target, nodeOptions)));
+}
+
+/**
+ * ioredis (5.11) arms its `socketTimeout` timer when it writes a command and clears it only when
+ * data arrives, so a connection closed with a command in flight (BullMQ's blocking wait for jobs)
+ * keeps the timer, and with it the process, alive until the timeout: a CLI command would linger
+ * 15 s after its work was done. The timer is cleared once the connection has ended, here and on
+ * every duplicate (BullMQ opens its blocking connection as one).
+ */
+function releasingSocketTimer(redis: Redis): Redis {
+  redis.on('end', () => clearTimeout((redis as unknown as { socketTimeoutTimer?: NodeJS.Timeout }).socketTimeoutTimer));
+  const duplicate = redis.duplicate.bind(redis);
+  redis.duplicate = (override?: Partial<RedisOptions>) => releasingSocketTimer(duplicate(override));
+  return redis;
+}
+
+/** {@link releasingSocketTimer} for each node of a cluster, and for its duplicates. */
+function releasingSocketTimers(cluster: Cluster): Cluster {
+  cluster.on('+node', (node: Redis) => releasingSocketTimer(node));
+  const duplicate = cluster.duplicate.bind(cluster);
+  cluster.duplicate = (...args: Parameters<Cluster['duplicate']>) => releasingSocketTimers(duplicate(...args));
+  return cluster;
 }
 
 /**
