@@ -88,11 +88,6 @@ export class Bus implements DeadLetterSink {
     return this.producer.status === 'ready' && this.heartbeats.every((h) => !h.isStalled());
   }
 
-  /** Keys of this bus's stalled connections (`redis:<queue>`, `redis:sends`). */
-  stalled(): string[] {
-    return this.stalls.active().filter((k) => k.startsWith('redis:'));
-  }
-
   private watch(connection: RedisConnection, key: string, what: string, fields: Record<string, unknown>, alsoDrop?: () => readonly RedisConnection[]): void {
     this.heartbeats.push(
       new RedisHeartbeat({ connection, key, what, fields, board: this.stalls, clock: this.options.clock, stallMs: this.liveness.stallMs, ...(alsoDrop ? { alsoDrop } : {}) }),

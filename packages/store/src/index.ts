@@ -11,7 +11,7 @@
 export * from './collection-names';
 export * from './connect-store';
 export * from './store-client-options';
-export * from './store-stall-watch';
+export type { StallReporter } from './store-stall-watch';
 export * from './ensure-indexes';
 export * from './commit-result';
 export * from './process-store';
