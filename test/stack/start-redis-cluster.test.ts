@@ -1,3 +1,4 @@
+import { Cluster } from 'ioredis';
 import { createRedisConnection, type RedisConnection } from '@sas/client';
 import { parseRedisUrl } from '@sas/contracts';
 import { rawRedisCommand, startRedisCluster, type RedisCluster } from '@sas/stack';
@@ -41,6 +42,7 @@ describe('startRedisCluster', () => {
     }, { timeoutMs: 10_000, description: 'a hash tag served by the first master' });
     // Written and WAITed for on the same connection to the master: WAIT counts the replicas that
     // have the writes of the connection that sends it (a fresh connection's WAIT returns at once).
+    if (!(client instanceof Cluster)) throw new Error('a redis-cluster:// URL gives a Cluster client');
     const master = client.nodes('master').find((n) => n.options.port === first);
     if (!master) throw new Error(`no cluster connection to the first master (port ${first})`);
     await master.set(`{${slotOfFirst}}:k`, 'before the kill');

@@ -2,6 +2,7 @@ import { Bus, PromBusMetrics } from '@sas/bus';
 import { QueueNames } from '@sas/contracts';
 import {
   ProbeServer,
+  StallBoard,
   closeAll,
   createLogger,
   createMetricsRegistry,
@@ -9,6 +10,8 @@ import {
   defaultInstanceId,
   installShutdown,
   loadConfig,
+  mongoLivenessOf,
+  redisLivenessOf,
   scrapedCounter,
   systemClock,
   tracingClosables,
@@ -64,11 +67,12 @@ export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> 
   const instanceId = config.INSTANCE_ID ?? defaultInstanceId(service);
   const logger = createLogger({ service, instanceId, level: config.LOG_LEVEL });
 
-  const store = await connectStore(config.MONGO_URL, config.MONGO_DB);
+  const stalls = new StallBoard(logger, systemClock);
+  const store = await connectStore(config.MONGO_URL, config.MONGO_DB, { liveness: mongoLivenessOf(config), logger, stalls });
   await ensureIndexes(store.db);
   // Its own registry, not prom-client's global one: a test may run several agents in one process.
   const registry = createMetricsRegistry();
-  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock: systemClock, metrics: new PromBusMetrics(registry) });
+  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock: systemClock, metrics: new PromBusMetrics(registry), liveness: redisLivenessOf(config), stalls });
   const breakers = new CircuitBreakers({ ...breakerSettingsOf(config), clock: systemClock, logger });
   const metrics = new PromAgentMetrics(registry);
   const unwatchBreakers = metrics.watchBreakers(breakers, names);
@@ -113,7 +117,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> 
   ];
   let probePort: number | null = null;
   if (config.PROBE_PORT >= 0) {
-    const probe = new ProbeServer({ ready: () => bus.isReady() && host.isRunning(), registry });
+    const probe = new ProbeServer({ ready: () => bus.isReady() && !store.isStalled() && host.isRunning(), registry });
     probePort = await probe.start(config.PROBE_PORT);
     closables.push({ name: 'probe server', close: () => probe.close() });
   }

@@ -2,11 +2,13 @@ import { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { QUEUE_NAME_PATTERN, QueueNames, SCHEMA_VERSION, queueKeyPrefix, queuePrefixProblem, replyQueueClosedKey, type DeadLetterEntry } from '@sas/contracts';
-import type { Clock } from '@sas/runtime';
-import { DEFAULT_JOB_OPTIONS, createRedisConnection, type RedisConnection } from '@sas/client';
+import { StallBoard, type Clock, type RedisLivenessSettings } from '@sas/runtime';
+import { DEFAULT_JOB_OPTIONS, DEFAULT_REDIS_LIVENESS, createRedisConnection, redisLivenessOptions, type RedisConnection } from '@sas/client';
 import type { BusMetrics } from './bus-metrics';
 import { Consumer } from './consumer';
 import { QueueCache } from './queue-cache';
+import { RedisHeartbeat } from './redis-heartbeat';
+import { describeRedisTarget } from './redis-target-description';
 import { withSendDeadline } from './send-deadline';
 import type { ConsumerSpec } from './consumer-spec';
 import type { DeadLetterInput, DeadLetterSink } from './dead-letter-sink';
@@ -27,7 +29,14 @@ export interface BusOptions {
   queueCacheSize?: number;
   /** Where consumers' handled, retried and dead-lettered messages are counted. @default none */
   metrics?: BusMetrics;
+  /** Bounds on each connection's silence (docs/liveness.md). @default DEFAULT_REDIS_LIVENESS, stallMs 3000 */
+  liveness?: Partial<RedisLivenessSettings>;
+  /** Where stalls are reported (shared with the store's watch, for `/readyz`). @default a board of its own */
+  stalls?: StallBoard;
 }
+
+/** Silence of a connection after which it counts as stalled. */
+const DEFAULT_STALL_MS = 3_000;
 
 /**
  * One service's view of the queues: sends to any queue, consumes with validation, dead-letters.
@@ -46,23 +55,43 @@ export class Bus implements DeadLetterSink {
   private readonly sendTimeoutMs: number;
   private readonly consumers: Consumer<z.ZodTypeAny>[] = [];
   private readonly consumerConnections: RedisConnection[] = [];
+  private readonly heartbeats: RedisHeartbeat[] = [];
+  private readonly liveness: RedisLivenessSettings;
+  private readonly stalls: StallBoard;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: BusOptions) {
     const prefixProblem = queuePrefixProblem(options.prefix);
     if (prefixProblem) throw new Error(prefixProblem);
-    this.producer = createRedisConnection(options.redisUrl);
+    this.liveness = { ...DEFAULT_REDIS_LIVENESS, stallMs: DEFAULT_STALL_MS, ...options.liveness };
+    this.stalls = options.stalls ?? new StallBoard(options.logger, options.clock);
+    this.producer = createRedisConnection(options.redisUrl, redisLivenessOptions('commands', this.liveness));
     this.sendTimeoutMs = options.sendTimeoutMs ?? 5_000;
     this.queues = new QueueCache(options.queueCacheSize ?? 256, (name) => new Queue(name, { connection: this.producer, prefix: queueKeyPrefix(options.prefix, name) }));
     this.producer.on('error', (err) => options.logger.warn({ err: err.message }, 'redis connection error'));
     // Operators (and the chaos tests) see each outage and its end in the log.
     this.producer.on('reconnecting', () => options.logger.warn('redis connection lost; reconnecting'));
     this.producer.on('ready', () => options.logger.info('redis connection ready'));
+    // Which Redis, once: a service left on the default 127.0.0.1:6379 by mistake says so.
+    const target = describeRedisTarget(options.redisUrl);
+    this.producer.once('ready', () =>
+      options.logger.info(
+        { ...target, queuePrefix: options.prefix, liveness: this.liveness },
+        `connected to Redis at ${target.redis}${target.cluster ? ' (cluster)' : ''}, queue prefix '${options.prefix}'`,
+      ),
+    );
+    this.watch(this.producer, 'redis:sends', 'the sender (queue handles)', { queue: '(sends)' });
   }
 
-  /** True while the producer connection is up. */
+  /** True while the producer connection is up and no connection of this bus is stalled. */
   isReady(): boolean {
-    return this.producer.status === 'ready';
+    return this.producer.status === 'ready' && this.heartbeats.every((h) => !h.isStalled());
+  }
+
+  private watch(connection: RedisConnection, key: string, what: string, fields: Record<string, unknown>, alsoDrop?: () => readonly RedisConnection[]): void {
+    this.heartbeats.push(
+      new RedisHeartbeat({ connection, key, what, fields, board: this.stalls, clock: this.options.clock, stallMs: this.liveness.stallMs, ...(alsoDrop ? { alsoDrop } : {}) }),
+    );
   }
 
   /**
@@ -113,9 +142,12 @@ export class Bus implements DeadLetterSink {
   consume<S extends z.ZodTypeAny>(spec: ConsumerSpec<S>): Consumer<S> {
     // Checked before a connection is opened, so a bad name neither leaks one nor gets BullMQ's terser error.
     assertQueueName(spec.queue);
-    const connection = createRedisConnection(this.options.redisUrl);
-    connection.on('error', (err) => this.options.logger.debug({ err: err.message }, 'consumer redis error'));
+    // BullMQ opens the worker's blocking connection as a duplicate of this one, with the same bounds.
+    const connection = createRedisConnection(this.options.redisUrl, redisLivenessOptions('consumer', this.liveness));
+    connection.on('error', (err) => this.options.logger.debug({ err: err.message, queue: spec.queue }, 'consumer redis error'));
     this.consumerConnections.push(connection);
+    const blocking = keepDuplicates(connection);
+    this.watch(connection, `redis:${spec.queue}`, `consumer of queue '${spec.queue}'`, { queue: spec.queue }, blocking);
     const consumer = new Consumer(spec, connection, this.options.prefix, this, this.options.logger.child({ queue: spec.queue }), this.options.metrics);
     this.consumers.push(consumer as unknown as Consumer<z.ZodTypeAny>);
     return consumer;
@@ -155,6 +187,7 @@ export class Bus implements DeadLetterSink {
   /** Closes consumers first (finishing in-flight jobs), then queues and connections. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      for (const heartbeat of this.heartbeats) heartbeat.stop();
       await Promise.allSettled(this.consumers.map((c) => c.close()));
       await this.queues.closeAll();
       // QUIT waits for a connection that is not up (Redis away): such a one is dropped instead.
@@ -164,6 +197,23 @@ export class Bus implements DeadLetterSink {
     })();
     return this.closing;
   }
+}
+
+/**
+ * Keeps the connections made as duplicates of `connection`: BullMQ opens a worker's blocking
+ * connection as `connection.duplicate()` (its connections guide), and that one cannot be pinged
+ * while it waits in BZPOPMIN, so its socket is dropped together with the pinged one when the link
+ * goes silent (see {@link RedisHeartbeat}).
+ */
+function keepDuplicates(connection: RedisConnection): () => readonly RedisConnection[] {
+  const duplicates: RedisConnection[] = [];
+  const duplicate = connection.duplicate.bind(connection) as (...args: unknown[]) => RedisConnection;
+  (connection as { duplicate: (...args: unknown[]) => RedisConnection }).duplicate = (...args: unknown[]) => {
+    const copy = duplicate(...args);
+    duplicates.push(copy);
+    return copy;
+  };
+  return () => duplicates;
 }
 
 function assertQueueName(name: string): void {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import type { z } from 'zod';
 import { CLOSED_REPLY_QUEUE_TTL_SECONDS, queueKeyPrefix, replyQueueClosedKey } from '@sas/contracts';
-import { createRedisConnection } from './redis-connection';
+import { createRedisConnection, redisLivenessOptions } from './redis-connection';
 import { DEFAULT_JOB_OPTIONS } from './job-options';
 
 /** Options of {@link requestReply}. */
@@ -48,9 +48,9 @@ export type RequestReplyOutcome<T> = { answered: true; reply: T } | { answered: 
  */
 export async function requestReply<S extends z.ZodTypeAny>(options: RequestReplyOptions<S>): Promise<RequestReplyOutcome<z.infer<S>>> {
   const replyTo = `${options.replyQueuePrefix ?? 'replies'}.${randomBytes(6).toString('hex')}`;
-  const connection = createRedisConnection(options.redisUrl);
+  const connection = createRedisConnection(options.redisUrl, redisLivenessOptions('commands'));
   // BullMQ does not close connections it was given, so this call keeps both and quits them itself.
-  const workerConnection = createRedisConnection(options.redisUrl);
+  const workerConnection = createRedisConnection(options.redisUrl, redisLivenessOptions('consumer'));
   // Failures reach the caller through the commands; unheard 'error' events would be printed by ioredis.
   for (const c of [connection, workerConnection]) c.on('error', () => undefined);
   const queue = new Queue(options.queue, { connection, prefix: queueKeyPrefix(options.prefix, options.queue) });

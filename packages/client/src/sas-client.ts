@@ -21,7 +21,7 @@ import { NoAnswerError } from './errors/no-answer-error';
 import { SendTimeoutError } from './errors/send-timeout-error';
 import { StatusTimeoutError } from './errors/status-timeout-error';
 import { DEFAULT_JOB_OPTIONS } from './job-options';
-import { createRedisConnection, type RedisConnection } from './redis-connection';
+import { createRedisConnection, redisLivenessOptions, type RedisConnection } from './redis-connection';
 import { requestReply } from './request-reply';
 import { StatusStream } from './status-stream';
 import { submissionJobId } from './submission-job-id';
@@ -134,7 +134,7 @@ export class SasClient {
     this.prefix = options.prefix ?? 'sas';
     this.replyTo = replyTo?.data;
     this.sendTimeoutMs = options.sendTimeoutMs ?? 5_000;
-    this.connection = createRedisConnection(options.redisUrl);
+    this.connection = createRedisConnection(options.redisUrl, redisLivenessOptions('commands'));
     this.connection.on('error', (err) => this.options.onError?.(err));
     this.submissions = new Queue(QueueNames.submission, { connection: this.connection, prefix: queueKeyPrefix(this.prefix, QueueNames.submission) });
   }
@@ -300,7 +300,7 @@ export class SasClient {
       throw new Error(`'${operation}' needs a reply queue: create the SasClient with replyTo (the queue your orders name for their status events)`);
     }
     if (!this.stream) {
-      this.listenConnection = createRedisConnection(this.options.redisUrl);
+      this.listenConnection = createRedisConnection(this.options.redisUrl, redisLivenessOptions('consumer'));
       this.listenConnection.on('error', (err) => this.options.onError?.(err));
       this.stream = new StatusStream({
         connection: this.listenConnection,

@@ -26,3 +26,15 @@ describe('CommonConfig', () => {
     expect(() => loadConfig(Common, { QUEUE_PREFIX: '{sas}' })).toThrow(/QUEUE_PREFIX: QUEUE_PREFIX '\{sas\}' contains '\{' or '\}'; leave the hash tag out/);
   });
 });
+
+describe('CommonConfig liveness bounds', () => {
+  it('has documented defaults, each overridable', () => {
+    const config = loadConfig(Common, {});
+    expect([config.REDIS_COMMAND_TIMEOUT_MS, config.REDIS_CONSUMER_TIMEOUT_MS, config.REDIS_STALL_MS, config.MONGO_SOCKET_TIMEOUT_MS, config.MONGO_HEARTBEAT_MS]).toEqual([5_000, 15_000, 3_000, 20_000, 2_000]);
+    expect(loadConfig(Common, { REDIS_STALL_MS: '1500' }).REDIS_STALL_MS).toBe(1_500);
+  });
+
+  it('refuses a consumer timeout shorter than BullMQ\'s longest wait for jobs', () => {
+    expect(() => loadConfig(Common, { REDIS_CONSUMER_TIMEOUT_MS: '5000' })).toThrow(/REDIS_CONSUMER_TIMEOUT_MS must be at least 12000: BullMQ's wait for jobs lasts up to 11000 ms/);
+  });
+});

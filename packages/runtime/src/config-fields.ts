@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseRedisUrl, queuePrefixProblem } from '@sas/contracts';
+import { LivenessConfig } from './liveness-config';
 import { TracingConfig } from './tracing-config';
 
 /** Environment fields every service shares. Spread into a service's own schema. */
@@ -40,4 +41,5 @@ export const CommonConfig = {
   /** Name of this instance in logs, locks and history; defaults to `<service>-<host>-<pid>`. */
   INSTANCE_ID: z.string().min(1).optional(),
   ...TracingConfig,
+  ...LivenessConfig,
 };

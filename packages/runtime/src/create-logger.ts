@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
 
@@ -8,13 +8,16 @@ export interface LoggerOptions {
   instanceId: string;
   /** @default 'info' */
   level?: string;
+  /** Where the lines go (a test keeps them to read). @default stdout */
+  destination?: DestinationStream;
 }
 
 /** JSON logs to stdout, one line per event, with `service` and `instance` on every line. */
 export function createLogger(options: LoggerOptions): Logger {
-  return pino({
+  const settings = {
     level: options.level ?? 'info',
     base: { service: options.service, instance: options.instanceId },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return options.destination ? pino(settings, options.destination) : pino(settings);
 }

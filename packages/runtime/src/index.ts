@@ -16,6 +16,8 @@ export * from './errors/ensure-error';
 export * from './errors/transient-fault';
 export * from './load-config';
 export * from './config-fields';
+export * from './liveness-config';
+export * from './stall-board';
 export * from './create-logger';
 export * from './instance-id';
 export * from './shutdown';

@@ -11,6 +11,7 @@
 export * from './collection-names';
 export * from './connect-store';
 export * from './store-client-options';
+export type { StallReporter } from './store-stall-watch';
 export * from './ensure-indexes';
 export * from './commit-result';
 export * from './process-store';

@@ -1,9 +1,13 @@
-import { storeClientOptions } from './store-client-options';
+import { DEFAULT_STORE_LIVENESS, storeClientOptions } from './store-client-options';
 
 describe('storeClientOptions', () => {
   it('writes with a majority and retries writes and reads when the URL says nothing', () => {
     expect(storeClientOptions('mongodb://127.0.0.1:27017/?directConnection=true')).toEqual({
       serverSelectionTimeoutMS: 5000,
+      connectTimeoutMS: 5000,
+      socketTimeoutMS: 20000,
+      heartbeatFrequencyMS: 2000,
+      maxIdleTimeMS: 60000,
       maxPoolSize: 20,
       writeConcern: { w: 'majority' },
       retryWrites: true,
@@ -26,5 +30,11 @@ describe('storeClientOptions', () => {
 
   it('accepts a URL without a query', () => {
     expect(storeClientOptions('mongodb+srv://cluster0.example.net').writeConcern).toEqual({ w: 'majority' });
+  });
+
+  it("bounds every wait on MongoDB, the URL's own timeouts first", () => {
+    const options = storeClientOptions('mongodb://h1/?socketTimeoutMS=0', { ...DEFAULT_STORE_LIVENESS, heartbeatMs: 700 });
+    expect(options.socketTimeoutMS).toBeUndefined();
+    expect(options).toMatchObject({ heartbeatFrequencyMS: 700, serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, maxIdleTimeMS: 60000 });
   });
 });

@@ -26,3 +26,4 @@ export * from './fault-injector';
 export * from './fault-table';
 export * from './metrics-scrape';
 export * from './recording-tracing';
+export * from './fault-proxy';

@@ -7,10 +7,14 @@ import {
   createTracing,
   tracingClosables,
   defaultInstanceId,
+  mongoLivenessOf,
   readOptionalFile,
+  redisLivenessOf,
+  StallBoard,
   systemClock,
   type Clock,
   type Closable,
+  type LivenessFields,
   type Logger,
   type Tracing,
   type TracingSettings,
@@ -21,7 +25,7 @@ import type { Registry } from 'prom-client';
 import { StatusCountingOutbox } from './status-counting-outbox';
 
 /** The configuration fields {@link openProcessService} reads (every such service's schema has them). */
-export interface ProcessServiceConfig extends TracingSettings {
+export interface ProcessServiceConfig extends TracingSettings, LivenessFields {
   REDIS_URL: string;
   MONGO_URL: string;
   MONGO_DB: string;
@@ -51,6 +55,10 @@ export interface ProcessService {
   metrics: Registry;
   /** This process's tracing (already given to the engine); undefined when OTEL_TRACES_EXPORTER is none. */
   tracing: Tracing | undefined;
+  /** Stalls of this process's Redis and MongoDB connections, as they happen (docs/liveness.md). */
+  stalls: StallBoard;
+  /** True while Redis is connected and neither Redis nor MongoDB keeps a call waiting past its bound: the connections' part of `/readyz`. */
+  connectionsReady(): boolean;
   /** Bus then store, in the order shutdown should close them (after the service's own components). */
   closables: Closable[];
 }
@@ -64,12 +72,22 @@ export async function openProcessService(service: string, config: ProcessService
   const instanceId = config.INSTANCE_ID ?? defaultInstanceId(service);
   const logger = createLogger({ service, instanceId, level: config.LOG_LEVEL });
   const registry = loadWorkflows(readOptionalFile('WORKFLOWS_FILE', config.WORKFLOWS_FILE));
-  const connection = await connectStore(config.MONGO_URL, config.MONGO_DB);
+  const clock = systemClock;
+  const stalls = new StallBoard(logger, clock);
+  const connection = await connectStore(config.MONGO_URL, config.MONGO_DB, { liveness: mongoLivenessOf(config), logger, stalls });
   await ensureIndexes(connection.db);
   const store = new MongoProcessStore(connection.db);
-  const clock = systemClock;
   const metrics = createMetricsRegistry();
-  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock, metrics: new PromBusMetrics(metrics) });
+  const bus = new Bus({
+    redisUrl: config.REDIS_URL,
+    prefix: config.QUEUE_PREFIX,
+    instanceId,
+    logger,
+    clock,
+    metrics: new PromBusMetrics(metrics),
+    liveness: redisLivenessOf(config),
+    stalls,
+  });
   const outbox = new StatusCountingOutbox(bus, metrics);
   const pauses = new PausedAgentsCache({
     store: new MongoAgentPauseStore(connection.db),
@@ -102,6 +120,8 @@ export async function openProcessService(service: string, config: ProcessService
     pauses,
     metrics,
     tracing,
+    stalls,
+    connectionsReady: () => bus.isReady() && !connection.isStalled(),
     closables: [
       { name: 'bus', close: () => bus.close() },
       { name: 'store', close: () => connection.close() },

@@ -1,7 +1,7 @@
 import { BulkOperationService, MongoBulkCandidates, MongoBulkOperationStore, ensureBulkIndexes } from '@sas/bulk';
 import { Bus, PromBusMetrics } from '@sas/bus';
-import { createLogger, createMetricsRegistry, defaultInstanceId, installShutdown, loadConfig, systemClock } from '@sas/runtime';
-import { createRedisConnection } from '@sas/client';
+import { StallBoard, createLogger, createMetricsRegistry, defaultInstanceId, installShutdown, loadConfig, mongoLivenessOf, redisLivenessOf, systemClock } from '@sas/runtime';
+import { createRedisConnection, redisLivenessOptions } from '@sas/client';
 import { MongoAuditLog, connectStore } from '@sas/store';
 import { AuthLimits } from './auth-limits';
 import { alertConsumerSpec } from './alert-consumer-spec';
@@ -21,17 +21,19 @@ async function main(): Promise<void> {
   const config = loadConfig(DashboardConfig, process.env);
   const instanceId = config.INSTANCE_ID ?? defaultInstanceId('dashboard');
   const logger = createLogger({ service: 'dashboard', instanceId, level: config.LOG_LEVEL });
-  const store = await connectStore(config.MONGO_URL, config.MONGO_DB);
+  const stalls = new StallBoard(logger, systemClock);
+  const store = await connectStore(config.MONGO_URL, config.MONGO_DB, { liveness: mongoLivenessOf(config), logger, stalls });
   const metrics = createMetricsRegistry();
-  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock: systemClock, metrics: new PromBusMetrics(metrics) });
+  const bus = new Bus({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, instanceId, logger, clock: systemClock, metrics: new PromBusMetrics(metrics), liveness: redisLivenessOf(config), stalls });
   const alerts = new MongoAlertStore(store.db);
   await alerts.ensureIndexes();
   await ensureBulkIndexes(store.db);
   const audit = new MongoAuditLog(store.db);
   await audit.ensureIndexes();
   // The failed-credential counts: on the system's Redis so replicas share them. Commands fail at
-  // once while Redis is away (no offline queue), and the limiter's in-memory stand-in takes over.
-  const limitsRedis = createRedisConnection(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  // once while Redis is away (no offline queue), and the limiter's in-memory stand-in takes over;
+  // a silent link is dropped after the command bound like every other connection (docs/liveness.md).
+  const limitsRedis = createRedisConnection(config.REDIS_URL, { ...redisLivenessOptions('commands', redisLivenessOf(config)), enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   limitsRedis.on('error', (e: Error) => logger.debug({ err: e.message }, 'sign-in limit counter: Redis error (the in-memory stand-in counts meanwhile)'));
   const authLimits = AuthLimits.onRedis(limitsRedis, `${config.QUEUE_PREFIX}:dashboard`, {
     failures: config.DASHBOARD_AUTH_FAILURES,
@@ -49,7 +51,7 @@ async function main(): Promise<void> {
     commands: new SchedulerCommandSender({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, timeoutMs: config.COMMAND_TIMEOUT_MS }),
     auth: config.DASHBOARD_AUTH === 'off' ? 'off' : new DashboardCredentials(config.DASHBOARD_TOKENS, { sessionTtlMs: config.DASHBOARD_SESSION_TTL_MS, clock: systemClock }),
     logger,
-    redisReady: () => bus.isReady(),
+    redisReady: () => bus.isReady() && !store.isStalled(),
     instanceId,
     queuePrefix: config.QUEUE_PREFIX,
     metrics,

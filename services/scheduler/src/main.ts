@@ -71,7 +71,7 @@ runMain('scheduler', async () => {
   const jobs = await startJobScheduling(svc, config);
   if (jobs) registerJobRunnerCounters(svc.metrics, jobs.runner);
   const bulk = await startBulkOperations(svc, config, commands, () => void scheduler.claimAvailable());
-  const probe = new ProbeServer({ ready: () => bus.isReady() && replies.isRunning(), registry: svc.metrics });
+  const probe = new ProbeServer({ ready: () => svc.connectionsReady() && replies.isRunning(), registry: svc.metrics });
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
   const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
   installShutdown(logger, [

@@ -28,7 +28,7 @@ runMain('submission', async () => {
     },
     onRejected: (raw, reason, issues) => handler.answerRejected(raw, reason, issues),
   });
-  const probe = new ProbeServer({ ready: () => bus.isReady() && consumer.isRunning(), registry: svc.metrics });
+  const probe = new ProbeServer({ ready: () => svc.connectionsReady() && consumer.isRunning(), registry: svc.metrics });
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
   const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
   installShutdown(logger, [{ name: 'probe', close: () => probe.close() }, ...svc.closables]);

@@ -23,7 +23,7 @@ runMain('supervisor', async () => {
   });
   metrics.countersOf(supervisor);
   supervisor.start();
-  const probe = new ProbeServer({ ready: () => svc.bus.isReady(), registry: svc.metrics });
+  const probe = new ProbeServer({ ready: () => svc.connectionsReady(), registry: svc.metrics });
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
   const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
   installShutdown(svc.logger, [
