@@ -53,7 +53,10 @@ function keysIn(source: string): string[] {
 
 /** The variables of `CommonConfig` (packages/runtime/src/config-fields.ts). */
 export function commonConfigKeys(): Set<string> {
-  return new Set(keysIn(readText('packages/runtime/src/config-fields.ts')));
+  const source = readText('packages/runtime/src/config-fields.ts');
+  // CommonConfig spreads the connections' liveness bounds (packages/runtime/src/liveness-config.ts).
+  const liveness = source.includes('...LivenessConfig') ? keysIn(readText('packages/runtime/src/liveness-config.ts')) : [];
+  return new Set([...keysIn(source), ...liveness]);
 }
 
 /** The variables every `@sas/agent` process reads (packages/agent/src/agent-config.ts, which spreads CommonConfig). */
