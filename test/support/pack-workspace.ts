@@ -6,8 +6,8 @@ import { join } from 'node:path';
 export const WORKSPACE_ROOT = join(__dirname, '..', '..');
 
 /** Runs a command to completion; throws with its output when it fails or exits non-zero. */
-export function run(command: string, args: readonly string[], cwd: string, timeoutMs = 120_000): SpawnSyncReturns<string> {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: timeoutMs });
+export function run(command: string, args: readonly string[], cwd: string, timeoutMs = 120_000, env: NodeJS.ProcessEnv = process.env): SpawnSyncReturns<string> {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: timeoutMs, env });
   if (result.error) throw new Error(`could not run ${command} ${args.join(' ')}: ${result.error.message}`);
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status} in ${cwd}:\n${result.stdout}\n${result.stderr}`);
   return result;

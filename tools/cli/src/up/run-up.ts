@@ -26,6 +26,8 @@ export async function runUp(options: UpOptions, output: UpOutput, signal: Promis
   let stopping = false;
   let died: (name: string) => void = () => undefined;
   const death = new Promise<string>((resolve) => (died = resolve));
+  // Ctrl-C reaches the whole process group: the services exit on their own, which is no news then.
+  void signal.then(() => (stopping = true));
   const log = (msg: string, fields?: Record<string, unknown>): void => {
     if (stopping) return;
     if (msg.endsWith(' exited unexpectedly')) {
@@ -57,9 +59,9 @@ export async function runUp(options: UpOptions, output: UpOutput, signal: Promis
     out(`  ready: ${up.system.all.map((p) => p.name).join(', ')}`);
     out(`  logs: ${up.logDir} (one file per service)`);
     out('');
-    out('sas is up. An application (@sas/client) and an agent (@sas/agent) need:');
-    out(`  export REDIS_URL=${up.env.REDIS_URL} QUEUE_PREFIX=${up.env.QUEUE_PREFIX}`);
-    out(`The operator commands (sas status, sas processes, ...) also need: export MONGO_URL='${up.env.MONGO_URL}' MONGO_DB=${up.env.MONGO_DB}`);
+    out('sas is up. Your agents (@sas/agent), your application (@sas/client) and the operator commands (sas status, ...) use:');
+    out(`  export REDIS_URL=${up.env.REDIS_URL} QUEUE_PREFIX=${up.env.QUEUE_PREFIX} MONGO_URL='${up.env.MONGO_URL}' MONGO_DB=${up.env.MONGO_DB}`);
+    out('  (an application needs only REDIS_URL and QUEUE_PREFIX; agents keep their breaker state in MongoDB)');
     out(`Dashboard (signs you in as operator): ${up.loginUrl}`);
     out('Press Ctrl-C to stop everything.');
     out('');
