@@ -21,26 +21,3 @@ export function pnpm(): [string, string[]] {
   if (have.status === 0 && have.stdout.trim().split('.')[0] === major) return ['pnpm', []];
   return ['npx', ['-y', wanted]];
 }
-
-/**
- * Packs workspace packages as they would be published (`workspace:`/`catalog:` ranges replaced
- * by versions; needs `tsc -b` first) into `destination`. Returns package name → tarball path.
- *
- * @param dirs package directories relative to the workspace root, e.g. `packages/client`
- */
-export function packWorkspacePackages(dirs: readonly string[], destination: string): Map<string, string> {
-  const [command, prefix] = pnpm();
-  const tarballs = new Map<string, string>();
-  for (const dir of dirs) {
-    const manifest = JSON.parse(readFileSync(join(WORKSPACE_ROOT, dir, 'package.json'), 'utf8')) as { name: string; version: string };
-    run(command, [...prefix, 'pack', '--pack-destination', destination], join(WORKSPACE_ROOT, dir));
-    // pnpm names the tarball `<scope>-<name>-<version>.tgz`: `@sas/client` → `sas-client-0.1.0.tgz`.
-    tarballs.set(manifest.name, join(destination, `${manifest.name.replace(/^@/, '').replace('/', '-')}-${manifest.version}.tgz`));
-  }
-  return tarballs;
-}
-
-/** `npm install` of the given tarballs (and the registry for everything else) in `dir`, without scripts. */
-export function npmInstall(dir: string, specs: readonly string[], timeoutMs = 170_000): void {
-  run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', ...specs], dir, timeoutMs);
-}
