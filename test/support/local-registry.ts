@@ -35,11 +35,14 @@ const PACKAGE_PARENTS = ['packages', 'services', 'tools'];
  * run) over the same build starts a registry on that storage and publishes nothing.
  */
 export async function startLocalRegistry(progress: (message: string) => void = () => undefined): Promise<LocalRegistry> {
-  const home = join(tmpdir(), 'sas-registry', contentHash());
+  // One folder per checkout (several may share the machine), one storage per build inside it.
+  const builds = join(tmpdir(), 'sas-registry', createHash('sha256').update(WORKSPACE_ROOT).digest('hex').slice(0, 12));
+  const home = join(builds, contentHash());
   const marker = join(home, 'published.json');
   const reuse = existsSync(marker);
   if (!reuse) {
-    rmSync(home, { recursive: true, force: true });
+    // Earlier builds of this checkout are stale: their storage goes.
+    rmSync(builds, { recursive: true, force: true });
     mkdirSync(join(home, 'storage'), { recursive: true });
   }
   writeFileSync(join(home, 'config.yaml'), CONFIG);
