@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManagedProcess } from '@sas/stack';
+import { WORKSPACE_ROOT, run } from '../support/pack-workspace';
+
+/**
+ * `sas up`'s promises beyond the happy path (test/packaging/registry.test.ts runs that one from a
+ * registry install): a workflows file the checker refuses stops it before anything starts, and a
+ * service that dies is reported loudly and stops everything: nothing is restarted silently.
+ */
+
+const SAS = join(WORKSPACE_ROOT, 'tools', 'cli', 'bin', 'sas.js');
+let dir: string;
+const started: ManagedProcess[] = [];
+
+function sasUp(name: string, args: string[]): ManagedProcess {
+  const proc = new ManagedProcess({ name, command: process.execPath, args: [SAS, 'up', '--log-dir', join(dir, name), ...args], cwd: dir, logFile: join(dir, `${name}.log`), ownProcessGroup: true });
+  started.push(proc);
+  return proc;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `pid args` of every process below `pid`: what sas up started (services, redis-server, the embedded MongoDB). */
+function servicesOf(pid: number): string[] {
+  const rows = run('ps', ['-eo', 'pid=,ppid=,args='], dir, 10_000).stdout.split('\n').map((l) => l.trim().split(/\s+/));
+  const children = (parent: string): string[][] => rows.filter((r) => r[1] === parent);
+  const found: string[] = [];
+  const walk = (parent: string): void => {
+    for (const r of children(parent)) {
+      found.push(`${r[0]} ${r.slice(2).join(' ')}`);
+      walk(r[0] as string);
+    }
+  };
+  walk(String(pid));
+  return found;
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sas-up-'));
+});
+afterAll(async () => {
+  for (const proc of started) await proc.stop(20_000);
+  rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+describe('sas up', () => {
+  it('refuses a workflows file the checker refuses, before starting anything', async () => {
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify([{ name: 'signup', version: 1, steps: [], failureThreshold: 3, onThreshold: { policy: 'compensate' }, onPermanentFailure: 'compensate', retentionMs: 1000 }]));
+    const up = sasUp('refused', ['--workflows', 'bad.json']);
+    await up.start();
+    const exit = await up.whenExited();
+    const output = up.lines.map((l) => l.text).join('\n');
+    expect(exit?.code).toBe(1);
+    expect(output).toMatch(/workflows\[0\]\.steps: .*1/);
+    expect(output).toContain('Nothing was started.');
+    // Not even Redis or MongoDB.
+    expect(output).not.toMatch(/^\s+(Redis|MongoDB):/m);
+  }, 60_000);
+
+  it('reports a service that dies with its last lines, stops every other one and exits 1', async () => {
+    const up = sasUp('dies', ['--workflows', join(WORKSPACE_ROOT, 'test/packaging/registry-app/workflows.json')]);
+    await up.start();
+    await up.waitForLine((l) => l.text.startsWith('processes: '), 120_000, 'the live line');
+    const before = servicesOf(up.pid ?? -1);
+    const scheduler = before.find((p) => p.includes('/scheduler/dist/main.js'));
+    expect(scheduler).toBeDefined();
+    process.kill(Number(scheduler?.split(' ')[0]), 'SIGKILL');
+    const exit = await up.whenExited();
+    const output = up.lines.map((l) => l.text).join('\n');
+    expect(exit?.code).toBe(1);
+    expect(output).toMatch(/!! scheduler-1 exited unexpectedly \(exit code null, signal SIGKILL\)/);
+    expect(output).toMatch(/!! scheduler-1 died; sas up restarts nothing\. Stopping every service\./);
+    // Every other service, the private Redis and the embedded MongoDB are gone with it.
+    const left = before.filter((p) => alive(Number(p.split(' ')[0])));
+    expect(left).toEqual([]);
+  }, 180_000);
+});
