@@ -7,7 +7,8 @@ import { WORKSPACE_ROOT, run } from '../support/pack-workspace';
 /**
  * `sas up`'s promises beyond the happy path (test/packaging/registry.test.ts runs that one from a
  * registry install): a workflows file the checker refuses stops it before anything starts, and a
- * service that dies is reported loudly and stops everything: nothing is restarted silently.
+ * service that dies is reported loudly and stops everything: nothing is restarted silently. And the
+ * demo (the README's quick start), which is `sas up` with the built-in workflows, remote-sim and orders.
  */
 
 const SAS = join(WORKSPACE_ROOT, 'tools', 'cli', 'bin', 'sas.js');
@@ -51,6 +52,21 @@ afterAll(async () => {
   for (const proc of started) await proc.stop(20_000);
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
+
+describe('sas demo', () => {
+  it('starts the system through sas up with remote-sim and the built-in agents, and settles its orders', async () => {
+    const demo = new ManagedProcess({ name: 'demo', command: process.execPath, args: [SAS, 'demo', '--orders', '6', '--faults', 'mild'], cwd: dir, logFile: join(dir, 'demo.log'), ownProcessGroup: true });
+    started.push(demo);
+    await demo.start();
+    const exit = await demo.whenExited();
+    const output = demo.lines.map((l) => l.text).join('\n');
+    expect({ code: exit?.code, tail: demo.describeLastLines(3) }).toMatchObject({ code: 0 });
+    expect(output).toMatch(/all 10 processes ready \(remote-sim at http:\/\/127\.0\.0\.1:\d+\)/);
+    expect(output).toContain('All 6 orders finished: each either fully processed or fully undone.');
+    // The order the demo makes shipping refuse (the last of six) is undone; transient faults may undo others too.
+    expect(output).toMatch(/^demo-[0-9a-f]+-006\s+Compensated\s+undone\s+undone\s+FAILED/m);
+  }, 180_000);
+});
 
 describe('sas up', () => {
   it('refuses a workflows file the checker refuses, before starting anything', async () => {
