@@ -26,6 +26,7 @@ const WORKSPACE: { dir: string; manifest: Manifest }[] = ['packages', 'services'
     manifest: JSON.parse(readFileSync(join(WORKSPACE_ROOT, parent, name, 'package.json'), 'utf8')) as Manifest,
   })),
 );
+const SERVICES = WORKSPACE.filter((p) => p.dir.startsWith('services/')).map((p) => p.manifest.name);
 const PUBLIC = WORKSPACE.filter((p) => p.manifest.private !== true).map((p) => p.manifest.name);
 const ROOT = JSON.parse(readFileSync(join(WORKSPACE_ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
 
@@ -98,7 +99,8 @@ describe.each(PUBLIC.map((name) => ({ name })))('the $name tarball', ({ name }) 
     expect(JSON.stringify(manifest)).not.toMatch(/workspace:|catalog:/);
     expect(manifest).toMatchObject({
       name,
-      main: './dist/index.js',
+      // A service's main is the module that starts it (deploy/Dockerfile runs it); `exports` gives its API and `./main`.
+      main: SERVICES.includes(name) ? './dist/main.js' : './dist/index.js',
       types: './dist/index.d.ts',
       exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } },
       engines: { node: ROOT.engines.node },
