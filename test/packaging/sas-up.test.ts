@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManagedProcess } from '@sas/stack';
+import { ManagedProcess, resolveMongo, startRedis } from '@sas/stack';
 import { WORKSPACE_ROOT, run } from '../support/pack-workspace';
 
 /**
@@ -52,6 +52,33 @@ afterAll(async () => {
   for (const proc of started) await proc.stop(20_000);
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
+
+describe('sas <role>', () => {
+  it('runs the service of that role in its own process: the HTTP agent refuses to start without AGENT', async () => {
+    const agent = new ManagedProcess({ name: 'role-agent', command: process.execPath, args: [SAS, 'agent'], cwd: dir, env: { AGENT: undefined }, logFile: join(dir, 'role-agent.log') });
+    started.push(agent);
+    await agent.start();
+    const exit = await agent.whenExited();
+    expect(exit?.code).toBe(1);
+    expect(agent.lines.map((l) => l.text).join('\n')).toMatch(/agent failed to start: Invalid configuration:\s+AGENT: AGENT is required/);
+  }, 60_000);
+
+  it('starts a scheduler on the Redis and MongoDB its environment names, which logs its ready line and stops on SIGTERM', async () => {
+    const redis = await startRedis();
+    const mongo = await resolveMongo({ env: {} });
+    try {
+      const scheduler = new ManagedProcess({ name: 'role-scheduler', command: process.execPath, args: [SAS, 'scheduler'], cwd: dir, env: { REDIS_URL: redis.url, MONGO_URL: mongo.url, MONGO_DB: 'role-test', QUEUE_PREFIX: 'role-test' }, logFile: join(dir, 'role-scheduler.log') });
+      started.push(scheduler);
+      await scheduler.start();
+      await scheduler.waitForLine((l) => l.json?.['msg'] === 'scheduler ready', 60_000, 'scheduler ready');
+      await scheduler.stop(20_000);
+      expect(scheduler.exitCode).toBe(0);
+    } finally {
+      await mongo.stop();
+      await redis.stop();
+    }
+  }, 90_000);
+});
 
 describe('sas demo', () => {
   it('starts the system through sas up with remote-sim and the built-in agents, and settles its orders', async () => {
