@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManagedProcess, resolveMongo, startRedis } from '@sas/stack';
@@ -105,8 +105,9 @@ describe('sas up', () => {
     expect(exit?.code).toBe(1);
     expect(output).toMatch(/workflows\[0\]\.steps: .*1/);
     expect(output).toContain('Nothing was started.');
-    // Not even Redis or MongoDB.
+    // Not even Redis or MongoDB: its log folder, made before anything starts, was never made.
     expect(output).not.toMatch(/^\s+(Redis|MongoDB):/m);
+    expect(existsSync(join(dir, 'refused'))).toBe(false);
   }, 60_000);
 
   it('reports a service that dies with its last lines, stops every other one and exits 1', async () => {

@@ -35,7 +35,8 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   // them: their exits are expected then, not news.
   let stopping = false;
   const log = (msg: string): void => {
-    if (!stopping) out(`  ${msg}`);
+    // Which Redis and MongoDB is said once, below, with what it means for the data.
+    if (!stopping && !/^(Redis|MongoDB): /.test(msg)) out(`  ${msg}`);
   };
   out(`sas demo ${runId}: ${options.orders} orders, faults '${options.faults}'. Service logs: ${logDir}`);
   out('  starting services: remote-sim, 3 agents, 2 schedulers, 2 supervisors, submission, dashboard ...');

@@ -37,6 +37,8 @@ export async function runUp(options: UpOptions, output: UpOutput, signal: Promis
       died(String(fields?.['service'] ?? msg));
       return;
     }
+    // Which Redis and MongoDB is said once, below, with what it means for the data.
+    if (/^(Redis|MongoDB): /.test(msg)) return;
     out(`  ${msg}`);
   };
 
