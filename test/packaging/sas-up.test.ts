@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManagedProcess, resolveMongo, startRedis } from '@sas/stack';
+import { ManagedProcess, pingRedis, resolveMongo, startRedis } from '@sas/stack';
 import { WORKSPACE_ROOT, run } from '../support/pack-workspace';
 
 /**
@@ -109,6 +109,27 @@ describe('sas up', () => {
     expect(output).not.toMatch(/^\s+(Redis|MongoDB):/m);
     expect(existsSync(join(dir, 'refused'))).toBe(false);
   }, 60_000);
+
+  it('uses the Redis and MongoDB that REDIS_URL and MONGO_URL name, says so, and leaves them running when it stops', async () => {
+    const redis = await startRedis();
+    const mongo = await resolveMongo({ env: {} });
+    try {
+      const up = new ManagedProcess({ name: 'given', command: process.execPath, args: [SAS, 'up', '--log-dir', join(dir, 'given')], cwd: dir, env: { REDIS_URL: redis.url, MONGO_URL: mongo.url, QUEUE_PREFIX: 'given', MONGO_DB: 'given' }, logFile: join(dir, 'given.log'), ownProcessGroup: true });
+      started.push(up);
+      await up.start();
+      await up.waitForLine((l) => l.text.startsWith('processes: '), 120_000, 'the live line');
+      const output = up.lines.map((l) => l.text).join('\n');
+      expect(output).toContain(`  Redis: ${redis.url} (REDIS_URL)`);
+      expect(output).toContain(`  MongoDB: ${mongo.url} (MONGO_URL)`);
+      expect(output).toContain(`export REDIS_URL=${redis.url} QUEUE_PREFIX=given MONGO_URL='${mongo.url}' MONGO_DB=given`);
+      await up.kill('SIGINT');
+      expect(up.exitCode).toBe(0);
+      expect(await pingRedis(Number(new URL(redis.url).port))).toBe(true);
+    } finally {
+      await mongo.stop();
+      await redis.stop();
+    }
+  }, 150_000);
 
   it('reports a service that dies with its last lines, stops every other one and exits 1', async () => {
     const up = sasUp('dies', ['--workflows', join(WORKSPACE_ROOT, 'test/packaging/registry-app/workflows.json')]);
