@@ -1,6 +1,9 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { SasClient } from '@sas/client';
 import { ManagedProcess, pingRedis, resolveMongo, startRedis } from '@sas/stack';
 import { WORKSPACE_ROOT, run } from '../support/pack-workspace';
 
@@ -130,6 +133,50 @@ describe('sas up', () => {
       await redis.stop();
     }
   }, 150_000);
+
+  it('runs an HTTP agent per --agent NAME=MAPPING.json, whose calls reach the REST service the mapping names', async () => {
+    const calls: { method: string; url: string; key: string | undefined; body: string }[] = [];
+    const notes = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        calls.push({ method: req.method ?? '', url: req.url ?? '', key: req.headers['idempotency-key'] as string | undefined, body });
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ id: `note-${calls.length}` }));
+      });
+    });
+    await new Promise<void>((resolve) => notes.listen(0, '127.0.0.1', resolve));
+    const port = (notes.address() as AddressInfo).port;
+    writeFileSync(join(dir, 'notes-mapping.json'), JSON.stringify({ operations: { put: { method: 'PUT', url: `http://127.0.0.1:${port}/notes/{orderId}`, body: { text: '{payload.text}' } } } }));
+    writeFileSync(join(dir, 'notes-workflows.json'), JSON.stringify([{ name: 'note', version: 1, steps: [{ name: 'store', agent: 'notes', operation: 'put', compensation: null, completeByMs: 10000, retry: {} }], failureThreshold: 3, onThreshold: { policy: 'compensate' }, onPermanentFailure: 'compensate', retentionMs: 86400000 }]));
+    const up = sasUp('http-agent', ['--workflows', 'notes-workflows.json', '--agent', 'notes=notes-mapping.json']);
+    let client: SasClient | undefined;
+    try {
+      await up.start();
+      await up.waitForLine((l) => l.text.startsWith('processes: '), 120_000, 'the live line');
+      expect(up.lines.map((l) => l.text).join('\n')).toMatch(/ready: agent-notes-1, scheduler-1, supervisor-1, submission-1, dashboard-1/);
+      const line = up.lines.find((l) => l.text.includes('export REDIS_URL='))?.text ?? '';
+      client = new SasClient({ redisUrl: /REDIS_URL=(\S+)/.exec(line)?.[1] ?? '', prefix: /QUEUE_PREFIX=(\S+)/.exec(line)?.[1] ?? '', replyTo: 'notes.status' });
+      await client.submit({ orderId: 'n-1', workflow: 'note', payload: { text: 'hello' } });
+      expect((await client.waitFor('n-1', { until: ['Processed', 'Compensated'], timeoutMs: 60_000 })).status).toBe('Processed');
+      expect(calls).toEqual([{ method: 'PUT', url: '/notes/n-1', key: expect.stringMatching(/.+/), body: JSON.stringify({ text: 'hello' }) }]);
+    } finally {
+      await client?.close();
+      await up.stop(20_000);
+      await new Promise((resolve) => notes.close(resolve));
+    }
+  }, 180_000);
+
+  it('refuses a mapping the HTTP agent would refuse, before starting anything', async () => {
+    writeFileSync(join(dir, 'bad-mapping.json'), JSON.stringify({ operations: { put: { method: 'FETCH', url: 'http://127.0.0.1:1/x' } } }));
+    const up = sasUp('bad-mapping', ['--agent', 'notes=bad-mapping.json']);
+    await up.start();
+    const exit = await up.whenExited();
+    const output = up.lines.map((l) => l.text).join('\n');
+    expect(exit?.code).toBe(1);
+    expect(output).toMatch(/--agent notes: AGENT_MAPPING_FILE '.*bad-mapping\.json' is not a valid mapping:\s+operations\.put\.method: Invalid enum value/);
+    expect(existsSync(join(dir, 'bad-mapping'))).toBe(false);
+  }, 60_000);
 
   it('reports a service that dies with its last lines, stops every other one and exits 1', async () => {
     const up = sasUp('dies', ['--workflows', join(WORKSPACE_ROOT, 'test/packaging/registry-app/workflows.json')]);
