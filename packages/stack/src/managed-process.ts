@@ -20,6 +20,12 @@ export interface ManagedProcessOptions {
   log?: LogFn;
   /** @default 5000 */
   maxLines?: number;
+  /**
+   * Runs the process in a process group of its own, and sends every signal to the whole group, as
+   * a terminal's Ctrl-C does: a command run through `npx` (npm, a shell, then the command) gets it
+   * where it would at a terminal. @default false
+   */
+  ownProcessGroup?: boolean;
 }
 
 /** How one run of the process ended. */
@@ -109,6 +115,7 @@ export class ManagedProcess {
       env: { ...process.env, ...this.options.env },
       cwd: this.options.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: this.options.ownProcessGroup === true,
     });
     await new Promise<void>((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException): void => {
@@ -183,7 +190,7 @@ export class ManagedProcess {
     const exited = this.exited;
     if (!child || !exited) return;
     this.expectingExit = true;
-    child.kill('SIGTERM');
+    this.signal(child, 'SIGTERM');
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<'grace-over'>((resolve) => {
       timer = setTimeout(() => resolve('grace-over'), graceMs);
@@ -194,7 +201,7 @@ export class ManagedProcess {
       this.log(`${this.name}: did not exit within ${graceMs} ms of SIGTERM; sending SIGKILL`, {
         service: this.name,
       });
-      child.kill('SIGKILL');
+      this.signal(child, 'SIGKILL');
       await exited;
     }
   }
@@ -205,8 +212,20 @@ export class ManagedProcess {
     const exited = this.exited;
     if (!child || !exited) return;
     this.expectingExit = true;
-    child.kill(signal);
+    this.signal(child, signal);
     await exited;
+  }
+
+  private signal(child: ChildProcess, signal: NodeJS.Signals): void {
+    if (this.options.ownProcessGroup === true && child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // The group is gone already: the exit is on its way.
+      }
+    } else {
+      child.kill(signal);
+    }
   }
 
   /** Stops the current run (if any) and starts a new one with the same options. */

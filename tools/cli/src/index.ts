@@ -10,3 +10,6 @@ export * from './demo/render-summary';
 export * from './demo/render-progress';
 export * from './demo/order-view';
 export * from './demo/render-remote-stats';
+export * from './up/up-options';
+export * from './up/state-counts';
+export * from './up/start-up';

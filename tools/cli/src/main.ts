@@ -13,9 +13,15 @@ import { runProcessesCommand } from './processes-command';
 import { showProcess } from './show-process';
 import { submitOrder } from './submit-order';
 import { WORKFLOWS_USAGE, runWorkflowsCommand } from './workflows-command';
+import { isRole } from './up/role-scripts';
+import { ROLE_USAGE, runRole } from './up/run-role';
+import { runUp } from './up/run-up';
+import { UP_USAGE, parseUpOptions } from './up/up-options';
 
 const USAGE = `Usage: sas <command> [options]
 
+${UP_USAGE}
+${ROLE_USAGE}
   demo [--orders N] [--faults none|mild|chaos] [--keep] [--timeout-ms N]
         start the whole system locally, submit demo orders, show progress and a summary
   submit --order-id ID [--workflow NAME] [--payload JSON] [--reply-to QUEUE]
@@ -64,6 +70,13 @@ async function main(argv: string[]): Promise<number> {
       'dry-run': { type: 'boolean', default: false },
       'no-wait': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
+      // sas up
+      workflows: { type: 'string' },
+      agent: { type: 'string', multiple: true },
+      schedulers: { type: 'string' },
+      supervisors: { type: 'string' },
+      'log-dir': { type: 'string' },
+      'dashboard-port': { type: 'string' },
     },
   });
   const [command, target] = positionals;
@@ -72,8 +85,20 @@ async function main(argv: string[]): Promise<number> {
     console.log(help ? renderCommandHelp(help) : USAGE);
     return command || values.help ? 0 : 2;
   }
+  if (isRole(command)) {
+    await runRole(command);
+    return new Promise<number>(() => undefined); // the service exits the process when it stops
+  }
   const env = cliEnv(process.env);
   switch (command) {
+    case 'up': {
+      const signal = new Promise<string>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
+      const live = process.stdout.isTTY ? (line: string) => process.stdout.write(`\r${line}\x1b[K`) : undefined;
+      return runUp(parseUpOptions(values), { out: (l) => console.log(l), err: (l) => console.error(l), live }, signal);
+    }
     case 'demo': {
       const orders = Number(values.orders);
       const faults = values.faults;

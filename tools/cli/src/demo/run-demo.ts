@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SasClient } from '@sas/client';
 import type { ProcessDocument } from '@sas/contracts';
-import { LocalSystem, findWorkspaceRoot, resolveMongo, startRedis, type RedisServer } from '@sas/stack';
-import { CollectionNames, connectStore } from '@sas/store';
+import { CollectionNames, connectStore, type StoreConnection } from '@sas/store';
 import { demoFaults } from './demo-faults';
 import { demoOrders } from './demo-orders';
 import { FINAL_STATES, type OrderView } from './order-view';
 import { renderProgress } from './render-progress';
 import { renderRemoteStats, type RemoteStats } from './render-remote-stats';
 import { renderSummary } from './render-summary';
+import { describeMongo } from '../up/describe-mongo';
+import { startUp } from '../up/start-up';
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -23,39 +23,39 @@ export interface DemoOptions {
 }
 
 /**
- * The main job, locally: start Redis (or use REDIS_URL), MongoDB (as resolved), every service as
- * its own process, submit demo orders, show progress, print a summary. Resolves with the exit code.
+ * The main job, locally: `sas up` on the built-in workflows with remote-sim and its agents
+ * ({@link startUp}), then demo orders submitted, their progress shown and a summary printed.
+ * Resolves with the exit code.
  */
 export async function runDemo(options: DemoOptions): Promise<number> {
   const { out } = options;
   const runId = randomBytes(3).toString('hex');
   const logDir = join(tmpdir(), 'sas-demo', runId);
-  mkdirSync(logDir, { recursive: true });
   // After Ctrl-C the whole process group gets SIGINT, so children exit on their own while we stop
   // them: their exits are expected then, not news.
   let stopping = false;
   const log = (msg: string): void => {
-    if (!stopping) out(`  ${msg}`);
+    // Which Redis and MongoDB is said once, below, with what it means for the data.
+    if (!stopping && !/^(Redis|MongoDB): /.test(msg)) out(`  ${msg}`);
   };
   out(`sas demo ${runId}: ${options.orders} orders, faults '${options.faults}'. Service logs: ${logDir}`);
-
-  let redis: RedisServer | undefined;
-  const redisUrl = process.env['REDIS_URL'] ?? (redis = await startRedis({ log })).url;
-  out(`  Redis: ${redisUrl}${redis ? ' (private redis-server)' : ' (REDIS_URL)'}`);
-  const mongo = await resolveMongo({ log });
-  out(`  MongoDB: ${mongo.url} (${mongo.kind})`);
-  const env = { REDIS_URL: redisUrl, MONGO_URL: mongo.url, MONGO_DB: `sas-demo-${runId}`, QUEUE_PREFIX: `sas-demo-${runId}`, LOG_LEVEL: 'info' };
-
-  let system: LocalSystem | undefined;
-  const store = await connectStore(mongo.url, env.MONGO_DB);
+  out('  starting services: remote-sim, 3 agents, 2 schedulers, 2 supervisors, submission, dashboard ...');
+  // The demo is `sas up` on the built-in workflows, with remote-sim behind the built-in agents.
+  // Its own database and prefix per run, whatever the shell exports.
+  const env = { ...process.env };
+  delete env['MONGO_DB'];
+  delete env['QUEUE_PREFIX'];
+  const up = await startUp({ name: `sas-demo-${runId}`, builtInAgents: true, agents: [], schedulers: 2, supervisors: 2, dashboardPort: 0, logDir, log, env });
+  const { system, loginUrl } = up;
+  const redisUrl = up.env.REDIS_URL;
+  out(`  Redis: ${redisUrl} (${up.redisKind})`);
+  out(`  ${describeMongo(up.mongo)}`);
   const closers: (() => Promise<unknown>)[] = [];
+  let store: StoreConnection | undefined;
   try {
-    out('  starting services: remote-sim, 3 agents, 2 schedulers, 2 supervisors, submission, dashboard ...');
-    system = await LocalSystem.start({ root: findWorkspaceRoot(), env, logDir, log, topology: { dashboard: 1 } });
-    const dashboardUrl = dashboardUrlOf(system);
+    store = await connectStore(up.env.MONGO_URL, up.env.MONGO_DB);
     out(`  all ${system.all.length} processes ready (remote-sim at ${system.remoteSimUrl})`);
-    const loginUrl = system.dashboardToken ? `${dashboardUrl}/login?token=${system.dashboardToken}` : `${dashboardUrl}/`;
-    out(`  dashboard: ${loginUrl}  (signs you in as operator; bull-board: ${dashboardUrl}/queues)`);
+    out(`  dashboard: ${loginUrl}  (signs you in as operator; bull-board: ${up.dashboardUrl}/queues)`);
 
     const replyTo = `demo.status.${runId}`;
     const orders = demoOrders(runId, options.orders, replyTo);
@@ -71,7 +71,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     if (failing) out(`  shipping will refuse ${failing} permanently: watch it get compensated`);
 
     // The demo is an application of the system: it submits and follows its orders through @sas/client.
-    const client = new SasClient({ redisUrl, prefix: env.QUEUE_PREFIX, replyTo });
+    const client = new SasClient({ redisUrl, prefix: up.env.QUEUE_PREFIX, replyTo });
     closers.push(() => client.close());
     let statusEvents = 0;
     await client.onStatus(() => void (statusEvents += 1));
@@ -118,7 +118,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     if (options.keep) {
       out('');
       out('The stack keeps running (--keep). Point the CLI at it with:');
-      out(`  export REDIS_URL=${redisUrl} MONGO_URL='${mongo.url}' MONGO_DB=${env.MONGO_DB} QUEUE_PREFIX=${env.QUEUE_PREFIX}`);
+      out(`  export REDIS_URL=${redisUrl} MONGO_URL='${up.env.MONGO_URL}' MONGO_DB=${up.env.MONGO_DB} QUEUE_PREFIX=${up.env.QUEUE_PREFIX}`);
       out(`  dashboard: ${loginUrl}   remote-sim: ${system.remoteSimUrl}/ledger   Press Ctrl-C to stop.`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', () => resolve());
@@ -130,17 +130,9 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     out('  stopping ...');
     stopping = true;
     await Promise.allSettled(closers.map((c) => c()));
-    await system?.stop();
-    await store.close();
-    await mongo.stop();
-    await redis?.stop();
+    await store?.close();
+    await up.stop();
   }
-}
-
-/** The dashboard's URL, from the `url` of its 'dashboard ready' log line. */
-function dashboardUrlOf(system: LocalSystem): string {
-  const line = system.byRole('dashboard')[0]?.lines.find((l) => l.json?.['msg'] === 'dashboard ready');
-  return String(line?.json?.['url'] ?? '(dashboard not started)');
 }
 
 function toView(doc: ProcessDocument): OrderView {
