@@ -37,3 +37,4 @@ export * from './queue-key-prefix';
 export * from './redis-url';
 export * from './bulk-operation';
 export * from './clone';
+export * from './payload-schema';
