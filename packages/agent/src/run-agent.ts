@@ -14,10 +14,11 @@ import {
   tracingClosables,
   type Closable,
 } from '@sas/runtime';
-import { BreakerRepository, connectStore, ensureIndexes } from '@sas/store';
+import { AgentRegistrationRepository, BreakerRepository, connectStore, ensureIndexes } from '@sas/store';
 import type { AgentDefinition } from './agent-definition';
 import { AgentConfig, breakerSettingsOf, retryDefaultsOf } from './agent-config';
 import { AgentHost } from './agent-host';
+import { AgentRegistrar } from './agent-registrar';
 import { CircuitBreakers } from './circuit-breakers';
 import { PromAgentMetrics } from './prom-agent-metrics';
 import { sleep } from './sleep';
@@ -30,6 +31,8 @@ export interface RunAgentOptions {
   env?: NodeJS.ProcessEnv;
   /** Names the process in logs and metrics. @default `agent-<name>[+<name>...]` */
   service?: string;
+  /** The version this process reports in its registration (`sas agents`). @default AGENT_VERSION, else none */
+  version?: string;
   /** Close everything on SIGTERM/SIGINT and exit. Tests that run an agent in-process say false. @default true */
   installSignalHandlers?: boolean;
 }
@@ -90,6 +93,18 @@ export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> 
     tracing,
   });
   host.start();
+  // After the consumers start, so an agent listed as live is taking requests.
+  const registrar = new AgentRegistrar({
+    agents: options.agents,
+    instanceId,
+    version: options.version ?? config.AGENT_VERSION ?? null,
+    clock: systemClock,
+    sleep,
+    sink: new AgentRegistrationRepository(store.db),
+    intervalMs: config.REGISTRATION_INTERVAL_MS,
+    logger,
+  });
+  registrar.start();
   scrapedCounter({
     registry,
     name: 'sas_agent_breaker_report_failures_total',
@@ -98,8 +113,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> 
     read: () => host.breakerReportFailures().map(({ agent, failures }) => ({ labels: { agent }, value: failures })),
   });
 
-  // Consumers first (in-flight requests finish and reply), then the reporters, the bus, the store.
+  // Consumers next (in-flight requests finish and reply), then the reporters, the bus, the store.
+  // The registration goes first: an agent that stops taking requests stops being listed as live.
   const closables: Closable[] = [
+    { name: 'registration', close: () => registrar.close() },
     { name: 'agents', close: () => host.close() },
     { name: 'bus', close: () => bus.close() },
     {

@@ -38,3 +38,4 @@ export * from './redis-url';
 export * from './bulk-operation';
 export * from './clone';
 export * from './payload-schema';
+export * from './agent-registration';

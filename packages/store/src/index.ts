@@ -24,3 +24,4 @@ export * from './agent-pause-store';
 export * from './mongo-agent-pause-store';
 export * from './in-memory-agent-pause-store';
 export * from './set-agent-pause';
+export * from './agent-registration-repository';

@@ -33,3 +33,4 @@ export * from './undelivered';
 export * from './pause-hold';
 export * from './transition';
 export * from './load-workflows';
+export * from './unserved-operations';

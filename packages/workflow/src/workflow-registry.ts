@@ -46,6 +46,11 @@ export class WorkflowRegistry {
     return found;
   }
 
+  /** Every registered definition, each version on its own, in registration order. */
+  definitions(): WorkflowDefinition[] {
+    return [...this.byName.values()].flatMap((v) => [...v.values()]);
+  }
+
   /** `name@version` of everything registered, for error messages and the dashboard. */
   list(): string[] {
     return [...this.byName.values()].flatMap((v) => [...v.values()].map((d) => `${d.name}@${d.version}`));
