@@ -1,7 +1,7 @@
 import { QueueNames, SCHEMA_VERSION, type Alert, type AgentRegistration } from '@sas/contracts';
 import type { Outbox } from '@sas/engine';
 import { ensureError, type Clock } from '@sas/runtime';
-import { builtInWorkflows, describeUnserved, unservedOperations, type WorkflowRegistry } from '@sas/workflow';
+import { describeUnserved, unservedOperations, workflowsToCheck, type WorkflowRegistry } from '@sas/workflow';
 import type { Logger } from 'pino';
 
 /** Dependencies of {@link checkAgentCoverage}. */
@@ -28,10 +28,8 @@ const MAX_GAPS_IN_ALERT = 10;
 export async function checkAgentCoverage(deps: AgentCoverageDeps): Promise<string[]> {
   const { registry, registrations, outbox, clock, logger } = deps;
   try {
-    const all = registry.definitions();
-    const own = all.filter((w) => !builtInWorkflows.some((b) => b.name === w.name && b.version === w.version));
     const now = clock.now();
-    const gaps = unservedOperations(own.length > 0 ? own : all, await registrations.listLive(new Date(now))).map(describeUnserved);
+    const gaps = unservedOperations(workflowsToCheck(registry), await registrations.listLive(new Date(now))).map(describeUnserved);
     if (gaps.length === 0) {
       logger.info('every step operation and compensation is served by a live agent');
       return [];
