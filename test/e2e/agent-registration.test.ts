@@ -2,8 +2,9 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { QueueNames } from '@sas/contracts';
 import { findWorkspaceRoot, type ServiceProcess } from '@sas/stack';
-import { TestStack } from '@sas/testkit';
+import { QueueCollector, TestStack } from '@sas/testkit';
 
 /**
  * Issue 23 §5 with real processes: the HTTP agent registers what it serves in MongoDB, `sas agents`
@@ -78,6 +79,19 @@ describe('agent registration and the live workflow check (real processes)', () =
       code: 1,
       out: expect.stringContaining("unserved trip@1 step charge-card: compensation 'refnd' — agent 'payment' (1 live instance(s)) serves charge, refund, not 'refnd'\n") as unknown as string,
     });
+    // A scheduler started on the typo warns and alerts (it still runs: agents may start later).
+    const alerts = new QueueCollector<Record<string, unknown>>({ redisUrl: stack.env['REDIS_URL'] ?? '', prefix: stack.queuePrefix, queue: QueueNames.alerts });
+    await alerts.start();
+    try {
+      const scheduler = await stack.spawn('scheduler', { WORKFLOWS_FILE: trip('refnd'), AGENT_CHECK_DELAY_MS: '0', PROBE_PORT: '-1' });
+      const alert = await stack.waitFor(() => alerts.messages.find((a) => a['kind'] === 'OperationUnserved'), { timeoutMs: 60_000, description: 'the scheduler’s OperationUnserved alert' });
+      expect(alert['reason']).toBe("no live agent serves: trip@1 step charge-card: compensation 'refnd' — agent 'payment' (1 live instance(s)) serves charge, refund, not 'refnd'");
+      expect(scheduler.running).toBe(true);
+      await scheduler.stop();
+    } finally {
+      await alerts.close();
+    }
+
     const fixed = await sas(['workflows', 'check', trip('refund'), '--live']);
     expect(fixed).toMatchObject({ code: 0, out: expect.stringContaining('live: every step operation and compensation of 1 workflow(s) is served (live agents: payment)') as unknown as string });
 
