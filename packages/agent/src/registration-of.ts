@@ -20,11 +20,7 @@ export interface RegistrationContext {
  */
 export function registrationOf(agent: AgentDefinition, context: RegistrationContext): AgentRegistration {
   const operations = Object.keys(agent.operations).sort();
-  const compensations = [...new Set(agent.compensations ?? [])].sort();
-  const unknown = agent.otherOperations ? [] : compensations.filter((c) => !operations.includes(c));
-  if (unknown.length > 0) {
-    throw new Error(`agent '${agent.name}' declares compensations it has no handler for: ${unknown.join(', ')} (its operations: ${operations.join(', ')})`);
-  }
+  const compensations = checkedCompensations(agent);
   return {
     _id: `${agent.name}/${context.instanceId}`,
     agent: agent.name,
@@ -37,4 +33,19 @@ export function registrationOf(agent: AgentDefinition, context: RegistrationCont
     lastSeen: new Date(context.now),
     deleteTime: new Date(context.now + context.ttlMs),
   };
+}
+
+/**
+ * The agent's declared compensations, sorted, once each.
+ *
+ * @throws Error naming the agent when one has no handler (and no catch-all takes it).
+ */
+export function checkedCompensations(agent: AgentDefinition): string[] {
+  const operations = Object.keys(agent.operations).sort();
+  const compensations = [...new Set(agent.compensations ?? [])].sort();
+  const unknown = agent.otherOperations ? [] : compensations.filter((c) => !operations.includes(c));
+  if (unknown.length > 0) {
+    throw new Error(`agent '${agent.name}' declares compensations it has no handler for: ${unknown.join(', ')} (its operations: ${operations.join(', ')})`);
+  }
+  return compensations;
 }

@@ -21,6 +21,7 @@ import { AgentHost } from './agent-host';
 import { AgentRegistrar } from './agent-registrar';
 import { CircuitBreakers } from './circuit-breakers';
 import { PromAgentMetrics } from './prom-agent-metrics';
+import { checkedCompensations } from './registration-of';
 import { sleep } from './sleep';
 
 /** Options of {@link runAgent}. */
@@ -51,7 +52,8 @@ export interface RunningAgent {
  * serves probes when `PROBE_PORT` is set, and closes in order on SIGTERM/SIGINT. Logs `agent ready`
  * with the probe port once consuming.
  *
- * @throws ConfigError naming every bad variable, before anything connects.
+ * @throws ConfigError naming every bad variable, before anything connects; Error naming an agent
+ *   whose `compensations` lists an operation it has no handler for, also before anything connects.
  *
  * @example
  * ```ts
@@ -62,6 +64,8 @@ export interface RunningAgent {
  */
 export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> {
   const config = loadConfig(AgentConfig, options.env ?? process.env);
+  // Before anything connects: a bad declaration must not leave consumers and connections behind.
+  for (const agent of options.agents) checkedCompensations(agent);
   const names = options.agents.map((a) => a.name);
   const service = options.service ?? `agent-${names.join('+')}`;
   const instanceId = config.INSTANCE_ID ?? defaultInstanceId(service);
