@@ -37,5 +37,5 @@ export * from './queue-key-prefix';
 export * from './redis-url';
 export * from './bulk-operation';
 export * from './clone';
-export * from './payload-schema';
+export * from './compile-payload-schema';
 export * from './agent-registration';

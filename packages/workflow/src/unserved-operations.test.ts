@@ -1,6 +1,9 @@
 import type { AgentRegistration } from '@sas/contracts';
 import { defineWorkflow } from './define-workflow';
+import { builtInWorkflows } from './order-fulfilment';
 import { describeUnserved, unservedOperations } from './unserved-operations';
+import { WorkflowRegistry } from './workflow-registry';
+import { workflowsToCheck } from './workflows-to-check';
 
 const trip = defineWorkflow({
   name: 'trip',
@@ -33,5 +36,12 @@ describe('unservedOperations', () => {
   it('counts an instance with a catch-all handler as serving every name', () => {
     const gaps = unservedOperations([trip], [live('flights', 'a', ['book', 'cancel']), live('payment', 'a', [], true), live('mailer', 'a', ['send'])]);
     expect(gaps).toEqual([]);
+  });
+});
+
+describe('workflowsToCheck', () => {
+  it('checks a deployment’s own workflows when it has any, else the built-in ones', () => {
+    expect(workflowsToCheck(new WorkflowRegistry([...builtInWorkflows, trip]))).toEqual([trip]);
+    expect(workflowsToCheck(new WorkflowRegistry(builtInWorkflows)).map((w) => w.name)).toEqual(builtInWorkflows.map((w) => w.name));
   });
 });

@@ -1,7 +1,5 @@
 import type { AgentRegistration } from '@sas/contracts';
-import { builtInWorkflows } from './order-fulfilment';
 import type { WorkflowDefinition } from './workflow-definition';
-import type { WorkflowRegistry } from './workflow-registry';
 
 /** A step operation or compensation that no live agent instance serves. */
 export interface UnservedOperation {
@@ -47,15 +45,4 @@ export function unservedOperations(workflows: readonly WorkflowDefinition[], reg
 /** `shop@1 step charge-payment: compensation 'refnd' — agent 'payment' (1 live instance(s)) serves charge, refund, not 'refnd'`. */
 export function describeUnserved(gap: UnservedOperation): string {
   return `${gap.workflow}@${gap.version} step ${gap.step}: ${gap.kind} '${gap.operation}' — ${gap.reason}`;
-}
-
-/**
- * The workflows whose agents a live check expects to run: a deployment's own (WORKFLOWS_FILE) when
- * it has any, else the built-in ones. The built-ins are always registered, but where a deployment
- * runs its own workflows nobody need submit to them, so their agents need not run.
- */
-export function workflowsToCheck(registry: WorkflowRegistry): WorkflowDefinition[] {
-  const all = registry.definitions();
-  const own = all.filter((w) => !builtInWorkflows.some((b) => b.name === w.name && b.version === w.version));
-  return own.length > 0 ? own : all;
 }

@@ -1,5 +1,5 @@
 import { WorkflowNotDeployedError } from './errors/workflow-not-deployed-error';
-import { inputValidatorOf } from './input-schema';
+import { inputValidatorOf } from './payload-issues';
 import { WorkflowDefinition } from './workflow-definition';
 
 /**

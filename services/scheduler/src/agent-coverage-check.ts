@@ -1,6 +1,6 @@
 import { QueueNames, SCHEMA_VERSION, type Alert, type AgentRegistration } from '@sas/contracts';
 import type { Outbox } from '@sas/engine';
-import { ensureError, type Clock } from '@sas/runtime';
+import { ensureError, type Clock, type Closable } from '@sas/runtime';
 import { describeUnserved, unservedOperations, workflowsToCheck, type WorkflowRegistry } from '@sas/workflow';
 import type { Logger } from 'pino';
 
@@ -44,4 +44,20 @@ export async function checkAgentCoverage(deps: AgentCoverageDeps): Promise<strin
     logger.warn({ err: ensureError(e).message }, 'could not compare the workflows with the live agents; run sas workflows check --live');
     return [];
   }
+}
+
+/**
+ * Runs {@link checkAgentCoverage} once, `delayMs` after start (agents started with the scheduler
+ * have registered by then); a negative delay never runs it. The returned closable cancels it.
+ */
+export function scheduleAgentCoverageCheck(deps: AgentCoverageDeps, delayMs: number): Closable {
+  const timer = delayMs < 0 ? undefined : setTimeout(() => void checkAgentCoverage(deps), delayMs);
+  timer?.unref();
+  return {
+    name: 'agent check',
+    close: () => {
+      clearTimeout(timer);
+      return Promise.resolve();
+    },
+  };
 }

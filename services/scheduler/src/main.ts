@@ -2,7 +2,7 @@ import { AgentReply, OperatorCommand, QueueNames, SchedulerWakeup } from '@sas/c
 import { ProbeServer, installShutdown, loadConfig } from '@sas/runtime';
 import { openProcessService, runMain } from '@sas/wiring';
 import { AgentRegistrationRepository } from '@sas/store';
-import { checkAgentCoverage } from './agent-coverage-check';
+import { scheduleAgentCoverageCheck } from './agent-coverage-check';
 import { startBulkOperations } from './bulk-operations';
 import { SchedulerConfig } from './config';
 import { registerJobRunnerCounters } from './job-runner-counters';
@@ -57,10 +57,8 @@ runMain('scheduler', async () => {
     },
   });
   scheduler.start();
-  const coverage = config.AGENT_CHECK_DELAY_MS < 0 ? undefined : setTimeout(() => {
-    void checkAgentCoverage({ registry: svc.registry, registrations: new AgentRegistrationRepository(svc.connection.db), outbox: svc.outbox, clock: svc.clock, logger });
-  }, config.AGENT_CHECK_DELAY_MS);
-  coverage?.unref();
+  const registrations = new AgentRegistrationRepository(svc.connection.db);
+  const coverage = scheduleAgentCoverageCheck({ registry: svc.registry, registrations, outbox: svc.outbox, clock: svc.clock, logger }, config.AGENT_CHECK_DELAY_MS);
   const releaser = new HeldWorkReleaser({
     engine,
     store: svc.store,
@@ -81,13 +79,7 @@ runMain('scheduler', async () => {
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
   const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
   installShutdown(logger, [
-    {
-      name: 'agent check',
-      close: () => {
-        clearTimeout(coverage);
-        return Promise.resolve();
-      },
-    },
+    coverage,
     { name: 'scheduler', close: () => scheduler.close() },
     { name: 'held-work-releaser', close: () => releaser.close() },
     ...(jobs ? [jobs] : []),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineWorkflow } from './define-workflow';
 import { InvalidInputSchemaError } from './errors/invalid-input-schema-error';
-import { payloadIssues } from './input-schema';
+import { payloadIssues } from './payload-issues';
 import { MAX_INPUT_SCHEMA_BYTES } from './input-schema-limit';
 import { loadWorkflows } from './load-workflows';
 import { workflowIssues } from './workflow-issues';
