@@ -35,15 +35,20 @@ class Harness {
   readonly deadLetters = new RecordingDeadLetters();
   readonly store = new InMemoryProcessStore();
   private ids = 0;
-  readonly handler = new SubmissionHandler({
-    store: this.store,
-    outbox: this.outbox,
-    deadLetters: this.deadLetters,
-    registry: new WorkflowRegistry([...builtInWorkflows, checkedFulfilment]),
-    clock: this.clock,
-    newId: () => `p-${++this.ids}`,
-    logger,
-  });
+  readonly handler = this.handlerOn(new WorkflowRegistry([...builtInWorkflows, checkedFulfilment]));
+
+  /** A handler on this harness's store and queues, running `registry`'s workflows (another deploy). */
+  handlerOn(registry: WorkflowRegistry): SubmissionHandler {
+    return new SubmissionHandler({
+      store: this.store,
+      outbox: this.outbox,
+      deadLetters: this.deadLetters,
+      registry,
+      clock: this.clock,
+      newId: () => `p-${++this.ids}`,
+      logger,
+    });
+  }
 }
 
 function order(overrides: Partial<SubmissionMessage> = {}): SubmissionMessage {
@@ -219,6 +224,20 @@ describe('SubmissionHandler', () => {
     expect(h.store.list()).toEqual([]);
     // The same order with a fitting payload is received on that version.
     await expect(h.handler.handle(order({ orderId: 'order-2', workflow: 'checked-order' }))).resolves.toEqual({ kind: 'received', processId: 'p-1' });
+  });
+
+  it('answers a redelivery accepted before a newer version with a schema was deployed as the first time', async () => {
+    const h = new Harness();
+    const message = order({ workflow: 'checked-order', payload: { sku: 'sku-1' } });
+    // Accepted while only a version without a schema was deployed...
+    const before = h.handlerOn(new WorkflowRegistry([{ ...checkedFulfilment, inputSchema: undefined }]));
+    await expect(before.handle(message)).resolves.toEqual({ kind: 'received', processId: 'p-1' });
+    // ...then redelivered after v2 (with a schema the payload misses) became the newest.
+    const after = h.handlerOn(new WorkflowRegistry([{ ...checkedFulfilment, inputSchema: undefined }, { ...checkedFulfilment, version: 2 }]));
+    await expect(after.handle(message)).resolves.toEqual({ kind: 'received', processId: 'p-1' });
+    expect(h.deadLetters.entries).toEqual([]);
+    // A different order with the same bad payload is still rejected.
+    await expect(after.handle({ ...message, orderId: 'order-2' })).resolves.toMatchObject({ kind: 'rejected' });
   });
 
   it('rejects an order pinned to a workflow version that is not registered', async () => {

@@ -84,6 +84,10 @@ export class SubmissionHandler {
     // discovered at a step after earlier steps took effect and must be undone.
     const issues = payloadIssues(workflow, message.payload);
     if (issues.length > 0) {
+      // The same submission accepted before a newer version with a schema was deployed (an order
+      // naming no version gets the newest) is the same order: answered as the first time.
+      const existing = await store.getByOrderId(message.orderId);
+      if (existing && existing.submissionFingerprint === fingerprint) return this.answerAgain(existing, message, log);
       const reason = `payload does not match the input schema of workflow '${workflow.name}' v${workflow.version}: ${issues.join('; ')}`;
       return this.reject(message, fingerprint, reason, issues);
     }
