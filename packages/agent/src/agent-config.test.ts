@@ -12,6 +12,7 @@ describe('AgentConfig', () => {
       BREAKER_RESET_TIMEOUT_MS: 5000,
       BREAKER_ROLLING_WINDOW_MS: 10000,
       BREAKER_REPORT_INTERVAL_MS: 5000,
+      REGISTRATION_INTERVAL_MS: 10000,
     });
     expect(retryDefaultsOf(config)).toEqual({
       maxAttempts: 5,

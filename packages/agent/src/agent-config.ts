@@ -34,6 +34,10 @@ export const AgentConfigFields = {
   BREAKER_MIN_RETRY_AFTER_MS: z.coerce.number().int().nonnegative().default(1000),
   /** Heartbeat of the breaker state written to the store; documents expire after 3 missed beats. */
   BREAKER_REPORT_INTERVAL_MS: z.coerce.number().int().positive().default(5000),
+  /** Heartbeat of the agent's registration (what it serves); it counts as gone after 3 missed beats. */
+  REGISTRATION_INTERVAL_MS: z.coerce.number().int().positive().default(10_000),
+  /** The version this agent process reports in its registration (its own release); none when unset. */
+  AGENT_VERSION: z.string().min(1).optional(),
 };
 
 /** The cross-field rule of {@link AgentConfigFields}: the backoff cannot shrink below its start. */

@@ -35,6 +35,12 @@ export interface AgentDefinition {
    * unknown operation is a permanent failure naming the known ones.
    */
   otherOperations?: Operation;
+  /**
+   * Which of `operations` undo another (e.g. `['refund']`), as the agent registers them for
+   * `sas agents`; optional: the live check needs only the operation names. Naming one the agent
+   * has no handler for stops the agent at start.
+   */
+  compensations?: readonly string[];
 }
 
 /**

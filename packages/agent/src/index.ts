@@ -39,3 +39,4 @@ export * from './resolve-operation';
 export * from './run-agent';
 export * from './sleep';
 export { PermanentError, TransientError } from '@sas/runtime';
+export * from './agent-registrar';

@@ -17,12 +17,14 @@ import {
   tracingClosables,
   type Closable,
 } from '@sas/runtime';
-import { BreakerRepository, connectStore, ensureIndexes } from '@sas/store';
+import { AgentRegistrationRepository, BreakerRepository, connectStore, ensureIndexes } from '@sas/store';
 import type { AgentDefinition } from './agent-definition';
 import { AgentConfig, breakerSettingsOf, retryDefaultsOf } from './agent-config';
 import { AgentHost } from './agent-host';
+import { AgentRegistrar } from './agent-registrar';
 import { CircuitBreakers } from './circuit-breakers';
 import { PromAgentMetrics } from './prom-agent-metrics';
+import { checkedCompensations } from './registration-of';
 import { sleep } from './sleep';
 
 /** Options of {@link runAgent}. */
@@ -33,6 +35,8 @@ export interface RunAgentOptions {
   env?: NodeJS.ProcessEnv;
   /** Names the process in logs and metrics. @default `agent-<name>[+<name>...]` */
   service?: string;
+  /** The version this process reports in its registration (`sas agents`). @default AGENT_VERSION, else none */
+  version?: string;
   /** Close everything on SIGTERM/SIGINT and exit. Tests that run an agent in-process say false. @default true */
   installSignalHandlers?: boolean;
 }
@@ -51,7 +55,8 @@ export interface RunningAgent {
  * serves probes when `PROBE_PORT` is set, and closes in order on SIGTERM/SIGINT. Logs `agent ready`
  * with the probe port once consuming.
  *
- * @throws ConfigError naming every bad variable, before anything connects.
+ * @throws ConfigError naming every bad variable, before anything connects; Error naming an agent
+ *   whose `compensations` lists an operation it has no handler for, also before anything connects.
  *
  * @example
  * ```ts
@@ -62,6 +67,8 @@ export interface RunningAgent {
  */
 export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> {
   const config = loadConfig(AgentConfig, options.env ?? process.env);
+  // Before anything connects: a bad declaration must not leave consumers and connections behind.
+  for (const agent of options.agents) checkedCompensations(agent);
   const names = options.agents.map((a) => a.name);
   const service = options.service ?? `agent-${names.join('+')}`;
   const instanceId = config.INSTANCE_ID ?? defaultInstanceId(service);
@@ -94,6 +101,18 @@ export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> 
     tracing,
   });
   host.start();
+  // After the consumers start, so an agent listed as live is taking requests.
+  const registrar = new AgentRegistrar({
+    agents: options.agents,
+    instanceId,
+    version: options.version ?? config.AGENT_VERSION ?? null,
+    clock: systemClock,
+    sleep,
+    sink: new AgentRegistrationRepository(store.db),
+    intervalMs: config.REGISTRATION_INTERVAL_MS,
+    logger,
+  });
+  registrar.start();
   scrapedCounter({
     registry,
     name: 'sas_agent_breaker_report_failures_total',
@@ -102,8 +121,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> 
     read: () => host.breakerReportFailures().map(({ agent, failures }) => ({ labels: { agent }, value: failures })),
   });
 
-  // Consumers first (in-flight requests finish and reply), then the reporters, the bus, the store.
+  // Consumers next (in-flight requests finish and reply), then the reporters, the bus, the store.
+  // The registration goes first: an agent that stops taking requests stops being listed as live.
   const closables: Closable[] = [
+    { name: 'registration', close: () => registrar.close() },
     { name: 'agents', close: () => host.close() },
     { name: 'bus', close: () => bus.close() },
     {

@@ -22,3 +22,4 @@ export * from './errors/status-timeout-error';
 export * from './errors/no-answer-error';
 export * from './errors/client-closed-error';
 export type { StatusEvent, StatusKind, SubmissionMessage, OperatorCommandResult } from '@sas/contracts';
+export type { KnownWorkflow } from './payload-checks';

@@ -17,6 +17,7 @@ import {
 import { activeTraceparent } from './active-traceparent';
 import { ClientClosedError } from './errors/client-closed-error';
 import { InvalidOrderError } from './errors/invalid-order-error';
+import { PayloadChecks, type KnownWorkflow } from './payload-checks';
 import { NoAnswerError } from './errors/no-answer-error';
 import { SendTimeoutError } from './errors/send-timeout-error';
 import { StatusTimeoutError } from './errors/status-timeout-error';
@@ -52,6 +53,13 @@ export interface SasClientOptions {
   statusEvents?: StatusEvents;
   /** A send that has not reached Redis by then fails with a {@link SendTimeoutError}. @default 5000 */
   sendTimeoutMs?: number;
+  /**
+   * Workflow definitions (as deployed) whose `inputSchema` the client checks each order's payload
+   * against before sending: a payload the submission service would reject is refused with an
+   * {@link InvalidOrderError} naming each bad field, and nothing is sent. Orders for other
+   * workflows are sent unchecked. @default none
+   */
+  workflows?: readonly KnownWorkflow[];
   /** How many status event ids are remembered to drop redelivered events. @default 100000 */
   dedupWindow?: number;
   /** How many orders' status events are kept for `waitFor`/`statuses` called after they arrived. @default 10000 */
@@ -120,6 +128,7 @@ export class SasClient {
   private stream: StatusStream | undefined;
   private listenConnection: RedisConnection | undefined;
   private closing: Promise<void> | undefined;
+  private readonly payloadChecks: PayloadChecks;
 
   constructor(private readonly options: SasClientOptions) {
     // Throws saying what is wrong with the URL and which forms are accepted (one Redis or a Redis Cluster).
@@ -134,6 +143,7 @@ export class SasClient {
     this.prefix = options.prefix ?? 'sas';
     this.replyTo = replyTo?.data;
     this.sendTimeoutMs = options.sendTimeoutMs ?? 5_000;
+    this.payloadChecks = new PayloadChecks(options.workflows ?? []);
     this.connection = createRedisConnection(options.redisUrl, redisLivenessOptions('commands'));
     this.connection.on('error', (err) => this.options.onError?.(err));
     this.submissions = new Queue(QueueNames.submission, { connection: this.connection, prefix: queueKeyPrefix(this.prefix, QueueNames.submission) });
@@ -291,6 +301,8 @@ export class SasClient {
       const orderId = typeof (order as { orderId?: unknown }).orderId === 'string' ? order.orderId : undefined;
       throw new InvalidOrderError(orderId, describeIssues(parsed.error));
     }
+    const issues = this.payloadChecks.issues(parsed.data.workflow, parsed.data.workflowVersion, parsed.data.payload);
+    if (issues.length > 0) throw new InvalidOrderError(parsed.data.orderId, issues);
     return { orderId: parsed.data.orderId, jobId: submissionJobId(parsed.data), message: parsed.data };
   }
 

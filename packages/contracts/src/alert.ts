@@ -9,7 +9,11 @@ export const Alert = z.object({
    * deep), so the order is being undone. Added after the others: a dashboard built before it
    * dead-letters such an alert (kept, not lost), so deploy dashboards before schedulers.
    */
-  kind: z.enum(['ThresholdReached', 'CompensationFailed', 'DeadLetter', 'ProcessError', 'StepResultRefused']),
+  /**
+   * `OperationUnserved`: at a scheduler's start, a step operation or compensation that no live agent
+   * serves (issue 23); no process is named. Added later still, with the same deploy order.
+   */
+  kind: z.enum(['ThresholdReached', 'CompensationFailed', 'DeadLetter', 'ProcessError', 'StepResultRefused', 'OperationUnserved']),
   processId: z.string().optional(),
   orderId: z.string().optional(),
   step: z.string().optional(),

@@ -38,3 +38,5 @@ export * from './redis-url';
 export * from './bulk-operation';
 export * from './clone';
 export * from './audit-entry';
+export * from './compile-payload-schema';
+export * from './agent-registration';

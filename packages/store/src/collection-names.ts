@@ -5,4 +5,5 @@ export const CollectionNames = {
   agentBreakers: 'agent_breakers',
   leases: 'leases',
   agentPauses: 'agent_pauses',
+  agentRegistrations: 'agent_registrations',
 } as const;

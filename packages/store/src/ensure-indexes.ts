@@ -7,7 +7,8 @@ import { CollectionNames } from './collection-names';
  * - `orderId` unique: a duplicate submission creates nothing new.
  * - `state + notBefore`: the scheduler's claim query; `state + completeBy`: the supervisor's sweep;
  *   `updatedAt`: the dashboard's list; `outboxSince`: the sweep for owed outboxes.
- * - `deleteTime` TTL (expireAfterSeconds 0): a document is removed once its deleteTime has passed.
+ * - `deleteTime` TTL (expireAfterSeconds 0): a document is removed once its deleteTime has passed
+ *   (processes, their events, breaker reports and agent registrations).
  */
 export async function ensureIndexes(db: Db): Promise<void> {
   const processes = db.collection(CollectionNames.processes);
@@ -28,6 +29,10 @@ export async function ensureIndexes(db: Db): Promise<void> {
     { key: { deleteTime: 1 }, name: 'ttl', expireAfterSeconds: 0 },
   ]);
   await db.collection(CollectionNames.agentBreakers).createIndexes([
+    { key: { deleteTime: 1 }, name: 'ttl', expireAfterSeconds: 0 },
+  ]);
+  // An agent that stops heartbeating (a crash, a lost host) drops out of the live list by itself.
+  await db.collection(CollectionNames.agentRegistrations).createIndexes([
     { key: { deleteTime: 1 }, name: 'ttl', expireAfterSeconds: 0 },
   ]);
 }

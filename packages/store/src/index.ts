@@ -26,3 +26,4 @@ export * from './mongo-agent-pause-store';
 export * from './in-memory-agent-pause-store';
 export * from './set-agent-pause';
 export * from './mongo-audit-log';
+export * from './agent-registration-repository';

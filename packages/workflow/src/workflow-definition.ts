@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RetryPolicy } from '@sas/contracts';
 import { strictObject } from './strict-object';
+import { MAX_INPUT_SCHEMA_BYTES } from './input-schema-limit';
 
 /**
  * A step's retry policy as a workflow writes it: the message schema's fields, but unknown keys are
@@ -52,6 +53,14 @@ export type ParkingPolicy = z.infer<typeof ParkingPolicy>;
 /** @see ParkingPolicy; 30 minutes: long enough to ride out a deploy, short enough that nobody waits days. */
 export const DEFAULT_MAX_PARKED_MS = 30 * 60 * 1000;
 
+/** A JSON Schema object, bounded in size (it is compiled to code at load); compiled by the registry. */
+const InputSchema = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+  const bytes = Buffer.byteLength(JSON.stringify(schema), 'utf8');
+  if (bytes > MAX_INPUT_SCHEMA_BYTES) {
+    ctx.addIssue({ code: 'custom', message: `the schema is ${bytes} bytes; at most ${MAX_INPUT_SCHEMA_BYTES} are allowed` });
+  }
+});
+
 /** A workflow is data: its steps in order and its failure policies. */
 export const WorkflowDefinition = strictObject({
   name: z.string().regex(/^[a-z][a-z0-9-]*$/, 'workflow names are lower-case words joined by -'),
@@ -67,6 +76,12 @@ export const WorkflowDefinition = strictObject({
   retentionMs: z.number().int().positive(),
   /** Bound on parking; {@link DEFAULT_MAX_PARKED_MS} when absent (definitions written before it). */
   parking: ParkingPolicy.optional(),
+  /**
+   * JSON Schema (draft-07) of the order payload, checked at submission: a payload that does not fit
+   * is Rejected naming each bad field, and nothing is created. Absent: every payload is accepted.
+   * A change of schema is a change of the workflow: publish it as a new version.
+   */
+  inputSchema: InputSchema.optional(),
 }).superRefine((w, ctx) => {
   const seen = new Set<string>();
   for (const s of w.steps) {

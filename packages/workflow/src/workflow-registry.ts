@@ -1,4 +1,5 @@
 import { WorkflowNotDeployedError } from './errors/workflow-not-deployed-error';
+import { inputValidatorOf } from './payload-issues';
 import { WorkflowDefinition } from './workflow-definition';
 
 /**
@@ -12,9 +13,15 @@ export class WorkflowRegistry {
     for (const d of definitions) this.register(d);
   }
 
-  /** Validates and adds a definition; a second definition of the same name and version is a bug. */
+  /**
+   * Validates and adds a definition, compiling its `inputSchema` (once: {@link find} returns the
+   * same object, whose validator is kept); a second definition of the same name and version is a bug.
+   *
+   * @throws InvalidInputSchemaError naming the workflow when its input schema does not compile.
+   */
   register(definition: WorkflowDefinition): this {
     const parsed = WorkflowDefinition.parse(definition);
+    inputValidatorOf(parsed);
     const versions = this.byName.get(parsed.name) ?? new Map<number, WorkflowDefinition>();
     if (versions.has(parsed.version)) {
       throw new Error(`Workflow ${parsed.name} v${parsed.version} is registered twice; publish changes as a new version`);
@@ -37,6 +44,11 @@ export class WorkflowRegistry {
     const found = this.find(name, version);
     if (!found) throw new WorkflowNotDeployedError(name, version);
     return found;
+  }
+
+  /** Every registered definition, each version on its own, in registration order. */
+  definitions(): WorkflowDefinition[] {
+    return [...this.byName.values()].flatMap((v) => [...v.values()]);
   }
 
   /** `name@version` of everything registered, for error messages and the dashboard. */

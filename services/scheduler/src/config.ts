@@ -22,6 +22,11 @@ export const SchedulerConfig = z.object({
   RELEASE_RATE: z.coerce.number().positive().default(20),
   /** Time between rounds of releasing held work. */
   RELEASE_INTERVAL_MS: z.coerce.number().int().positive().default(500),
+  /**
+   * How long after start the scheduler compares its workflows with the live agents (agents started
+   * with it have registered by then); a gap is a warning and an alert. -1: never.
+   */
+  AGENT_CHECK_DELAY_MS: z.coerce.number().int().min(-1).default(30_000),
   /** Replies applied at once. */
   REPLY_CONCURRENCY: z.coerce.number().int().positive().default(16),
   /** Run persistent jobs (job specifications) in this scheduler; `false` leaves them to other instances. */

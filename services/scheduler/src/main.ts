@@ -1,6 +1,8 @@
 import { AgentReply, OperatorCommand, QueueNames, SchedulerWakeup } from '@sas/contracts';
 import { ProbeServer, installShutdown, loadConfig } from '@sas/runtime';
 import { openProcessService, runMain } from '@sas/wiring';
+import { AgentRegistrationRepository } from '@sas/store';
+import { scheduleAgentCoverageCheck } from './agent-coverage-check';
 import { startBulkOperations } from './bulk-operations';
 import { SchedulerConfig } from './config';
 import { registerJobRunnerCounters } from './job-runner-counters';
@@ -55,6 +57,8 @@ runMain('scheduler', async () => {
     },
   });
   scheduler.start();
+  const registrations = new AgentRegistrationRepository(svc.connection.db);
+  const coverage = scheduleAgentCoverageCheck({ registry: svc.registry, registrations, outbox: svc.outbox, clock: svc.clock, logger }, config.AGENT_CHECK_DELAY_MS);
   const releaser = new HeldWorkReleaser({
     engine,
     store: svc.store,
@@ -77,6 +81,7 @@ runMain('scheduler', async () => {
   installShutdown(logger, [
     // First: closing the job runner gives its lease up, so a standby fires the next occurrence on time.
     ...(jobs ? [jobs] : []),
+    coverage,
     { name: 'scheduler', close: () => scheduler.close() },
     { name: 'held-work-releaser', close: () => releaser.close() },
     bulk,

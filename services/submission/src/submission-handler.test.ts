@@ -1,7 +1,7 @@
 import { QueueNames, type StatusEvent, type SubmissionMessage } from '@sas/contracts';
 import { InMemoryProcessStore } from '@sas/store';
 import { ManualClock, RecordingOutbox } from '@sas/testkit';
-import { WorkflowRegistry, builtInWorkflows } from '@sas/workflow';
+import { WorkflowRegistry, builtInWorkflows, defineWorkflow } from '@sas/workflow';
 import { pino } from 'pino';
 import { SubmissionHandler, type DeadLetters } from './submission-handler';
 
@@ -18,21 +18,37 @@ class RecordingDeadLetters implements DeadLetters {
   }
 }
 
+/** A built-in workflow's steps with an input schema, as a deployment would publish it. */
+const checkedFulfilment = defineWorkflow({
+  ...builtInWorkflows[0]!,
+  name: 'checked-order',
+  inputSchema: {
+    type: 'object',
+    required: ['sku', 'quantity'],
+    properties: { sku: { type: 'string', minLength: 1 }, quantity: { type: 'integer', minimum: 1 } },
+  },
+});
+
 class Harness {
   readonly clock = new ManualClock(T0);
   readonly outbox = new RecordingOutbox();
   readonly deadLetters = new RecordingDeadLetters();
   readonly store = new InMemoryProcessStore();
   private ids = 0;
-  readonly handler = new SubmissionHandler({
-    store: this.store,
-    outbox: this.outbox,
-    deadLetters: this.deadLetters,
-    registry: new WorkflowRegistry(builtInWorkflows),
-    clock: this.clock,
-    newId: () => `p-${++this.ids}`,
-    logger,
-  });
+  readonly handler = this.handlerOn(new WorkflowRegistry([...builtInWorkflows, checkedFulfilment]));
+
+  /** A handler on this harness's store and queues, running `registry`'s workflows (another deploy). */
+  handlerOn(registry: WorkflowRegistry): SubmissionHandler {
+    return new SubmissionHandler({
+      store: this.store,
+      outbox: this.outbox,
+      deadLetters: this.deadLetters,
+      registry,
+      clock: this.clock,
+      newId: () => `p-${++this.ids}`,
+      logger,
+    });
+  }
 }
 
 function order(overrides: Partial<SubmissionMessage> = {}): SubmissionMessage {
@@ -140,7 +156,7 @@ describe('SubmissionHandler', () => {
     const message = order({ workflow: 'no-such-flow' });
     const outcome = await h.handler.handle(message);
 
-    const reason = "unknown workflow 'no-such-flow'; known: order-fulfilment@1, order-fulfilment-manual@1";
+    const reason = "unknown workflow 'no-such-flow'; known: order-fulfilment@1, order-fulfilment-manual@1, checked-order@1";
     expect(outcome).toEqual({ kind: 'rejected', reason });
     expect(h.deadLetters.entries).toEqual([
       { queue: QueueNames.submission, reason, issues: [], original: message },
@@ -188,6 +204,40 @@ describe('SubmissionHandler', () => {
     // The same event under the same id: a receiver (or BullMQ) drops the repeat.
     expect(statuses[1]).toEqual(statuses[0]);
     expect(h.outbox.to(QueueNames.schedulerReady)).toHaveLength(2);
+  });
+
+  it('rejects a payload that does not fit the input schema naming each field, dead-letters it and creates nothing', async () => {
+    const h = new Harness();
+    const message = order({ workflow: 'checked-order', payload: { sku: 'sku-1', quantity: '2' } });
+    const outcome = await h.handler.handle(message);
+
+    const reason = "payload does not match the input schema of workflow 'checked-order' v1: payload.quantity: must be integer";
+    expect(outcome).toEqual({ kind: 'rejected', reason });
+    expect(h.deadLetters.entries).toEqual([{ queue: QueueNames.submission, reason, issues: ['payload.quantity: must be integer'], original: message }]);
+    expect(h.outbox.sent).toEqual([
+      {
+        queue: 'app.status',
+        message: { schemaVersion: 1, eventId: expect.stringMatching(/^rejected\./), orderId: 'order-1', status: 'Rejected', reason, at: T0 },
+        options: { jobId: expect.stringMatching(/^rejected\./) },
+      },
+    ]);
+    expect(h.store.list()).toEqual([]);
+    // The same order with a fitting payload is received on that version.
+    await expect(h.handler.handle(order({ orderId: 'order-2', workflow: 'checked-order' }))).resolves.toEqual({ kind: 'received', processId: 'p-1' });
+  });
+
+  it('answers a redelivery accepted before a newer version with a schema was deployed as the first time', async () => {
+    const h = new Harness();
+    const message = order({ workflow: 'checked-order', payload: { sku: 'sku-1' } });
+    // Accepted while only a version without a schema was deployed...
+    const before = h.handlerOn(new WorkflowRegistry([{ ...checkedFulfilment, inputSchema: undefined }]));
+    await expect(before.handle(message)).resolves.toEqual({ kind: 'received', processId: 'p-1' });
+    // ...then redelivered after v2 (with a schema the payload misses) became the newest.
+    const after = h.handlerOn(new WorkflowRegistry([{ ...checkedFulfilment, inputSchema: undefined }, { ...checkedFulfilment, version: 2 }]));
+    await expect(after.handle(message)).resolves.toEqual({ kind: 'received', processId: 'p-1' });
+    expect(h.deadLetters.entries).toEqual([]);
+    // A different order with the same bad payload is still rejected.
+    await expect(after.handle({ ...message, orderId: 'order-2' })).resolves.toMatchObject({ kind: 'rejected' });
   });
 
   it('rejects an order pinned to a workflow version that is not registered', async () => {

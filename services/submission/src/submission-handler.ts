@@ -10,7 +10,7 @@ import {
 import { OutboxDelivery, outboxDue, outboxEntries, type Outbox } from '@sas/engine';
 import type { Clock, TraceSpan, Tracing } from '@sas/runtime';
 import type { ProcessStore } from '@sas/store';
-import { createProcess, type WorkflowRegistry } from '@sas/workflow';
+import { createProcess, payloadIssues, type WorkflowRegistry } from '@sas/workflow';
 import type { Logger } from 'pino';
 import { rejectedEventId } from './rejected-event-id';
 
@@ -78,11 +78,18 @@ export class SubmissionHandler {
     if (!workflow) {
       const version = message.workflowVersion ? ` v${message.workflowVersion}` : '';
       const reason = `unknown workflow '${message.workflow}${version}'; known: ${registry.list().join(', ')}`;
-      await this.deps.deadLetters.deadLetter({ queue: QueueNames.submission, reason, issues: [], original: message });
-      const eventId = rejectedEventId(message.orderId, fingerprint);
-      await this.status(message.replyTo, { eventId, orderId: message.orderId, status: 'Rejected', reason }, eventId);
-      log.warn({ reason }, 'submission rejected');
-      return { kind: 'rejected', reason };
+      return this.reject(message, fingerprint, reason, []);
+    }
+    // Checked before anything is written: a payload the workflow cannot run is refused here, not
+    // discovered at a step after earlier steps took effect and must be undone.
+    const issues = payloadIssues(workflow, message.payload);
+    if (issues.length > 0) {
+      // The same submission accepted before a newer version with a schema was deployed (an order
+      // naming no version gets the newest) is the same order: answered as the first time.
+      const existing = await store.getByOrderId(message.orderId);
+      if (existing && existing.submissionFingerprint === fingerprint) return this.answerAgain(existing, message, log);
+      const reason = `payload does not match the input schema of workflow '${workflow.name}' v${workflow.version}: ${issues.join('; ')}`;
+      return this.reject(message, fingerprint, reason, issues);
     }
     const processId = this.deps.newId();
     const now = clock.now();
@@ -138,6 +145,18 @@ export class SubmissionHandler {
     await this.deps.outbox.send(QueueNames.schedulerReady, { schemaVersion: SCHEMA_VERSION, processId, reason: 'submitted' });
     log.info({ processId, workflow: workflow.name, version: workflow.version }, 'order received');
     return { kind: 'received', processId };
+  }
+
+  /**
+   * Refuses a submission before anything is created: dead-letters it with `issues` and answers
+   * `Rejected` once per order (a redelivery reuses the event id, so the receiver hears it once).
+   */
+  private async reject(message: SubmissionMessage, fingerprint: string, reason: string, issues: readonly string[]): Promise<SubmissionOutcome> {
+    await this.deps.deadLetters.deadLetter({ queue: QueueNames.submission, reason, issues, original: message });
+    const eventId = rejectedEventId(message.orderId, fingerprint);
+    await this.status(message.replyTo, { eventId, orderId: message.orderId, status: 'Rejected', reason }, eventId);
+    this.deps.logger.child({ orderId: message.orderId }).warn({ reason }, 'submission rejected');
+    return { kind: 'rejected', reason };
   }
 
   /**

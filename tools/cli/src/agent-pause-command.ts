@@ -1,13 +1,14 @@
-import { AgentName, type AgentPauseDocument } from '@sas/contracts';
+import { AgentName, type AgentPauseDocument, type AgentRegistration } from '@sas/contracts';
 import { readOptionalFile, systemClock } from '@sas/runtime';
-import { CollectionNames, MongoAgentPauseStore, connectStore, setAgentPause } from '@sas/store';
+import { AgentRegistrationRepository, CollectionNames, MongoAgentPauseStore, connectStore, setAgentPause } from '@sas/store';
 import { loadWorkflows } from '@sas/workflow';
 import type { CliEnv } from './cli-env';
+import { describeLiveInstances } from './live-agents';
 
 /** Usage of the pause commands, part of the CLI's help. */
 export const AGENT_PAUSE_USAGE = `  pause <agent> --reason TEXT [--by NAME]   hold new dispatches to a remote service (outage, maintenance)
   resume <agent> [--reason TEXT] [--by NAME] release its held work, at the schedulers' bounded rate
-  agents                                    each agent: paused or running, held processes, who and why`;
+  agents                                    each agent: paused or running, held processes, who and why; live instances and operations`;
 
 /** Arguments of `sas pause|resume|agents`, as parsed from the command line. */
 export interface AgentPauseArgs {
@@ -30,10 +31,13 @@ export async function runAgentPauseCommand(env: CliEnv & { workflowsFile?: strin
     const docs = await pauses.list();
     if (args.action === 'agents') {
       const held = connection.db.collection(CollectionNames.processes);
-      for (const agent of knownAgents(env.workflowsFile, docs)) {
+      const now = systemClock.now();
+      const live = await new AgentRegistrationRepository(connection.db).listLive(new Date(now));
+      for (const agent of knownAgents(env.workflowsFile, docs, live)) {
         const doc = docs.find((d) => d._id === agent);
         const count = await held.countDocuments({ heldFor: agent, state: 'Pending' });
         out(describe(agent, doc, count));
+        for (const line of describeLiveInstances(agent, live, now)) out(line);
       }
       return 0;
     }
@@ -52,14 +56,14 @@ export async function runAgentPauseCommand(env: CliEnv & { workflowsFile?: strin
   }
 }
 
-/** The workflows' agents and every agent paused before, by name. */
-function knownAgents(workflowsFile: string | undefined, docs: readonly AgentPauseDocument[]): string[] {
+/** The workflows' agents, every agent paused before, and every agent registered as live, by name. */
+function knownAgents(workflowsFile: string | undefined, docs: readonly AgentPauseDocument[], live: readonly AgentRegistration[] = []): string[] {
   const registry = loadWorkflows(readOptionalFile('WORKFLOWS_FILE', workflowsFile));
   const agents = registry.list().flatMap((id) => {
     const at = id.lastIndexOf('@');
     return registry.find(id.slice(0, at), Number(id.slice(at + 1)))?.steps.map((s) => s.agent) ?? [];
   });
-  return [...new Set([...agents, ...docs.map((d) => d._id)])].sort();
+  return [...new Set([...agents, ...docs.map((d) => d._id), ...live.map((r) => r.agent)])].sort();
 }
 
 function describe(agent: string, doc: AgentPauseDocument | undefined, held: number): string {

@@ -45,7 +45,7 @@ describe('checkWorkflows', () => {
         "workflows[0].onThreshold: unknown key 'waitMs'; the keys here are policy",
         'workflows[0].parking.maxParkedMs: Required',
         "workflows[0].parking: unknown key 'maxParkedMS' (did you mean 'maxParkedMs'?)",
-        "workflows[0]: unknown keys 'failureTreshold' (did you mean 'failureThreshold'?), 'owner'; the keys here are name, version, steps, failureThreshold, onThreshold, onPermanentFailure, retentionMs, parking",
+        "workflows[0]: unknown keys 'failureTreshold' (did you mean 'failureThreshold'?), 'owner'; the keys here are name, version, steps, failureThreshold, onThreshold, onPermanentFailure, retentionMs, parking, inputSchema",
       ],
     });
   });
@@ -63,6 +63,16 @@ describe('checkWorkflows', () => {
         'workflows[2]: Workflow order-fulfilment v1 is registered twice; publish changes as a new version',
       ],
     });
+  });
+
+  it('refuses an input schema that does not compile, naming the workflow, and says when one is checked', () => {
+    const typo = { ...shop, inputSchema: { type: 'object', requried: ['amount'] } };
+    expect(check([typo])).toEqual({
+      ok: false,
+      lines: [`workflows[0]: Workflow 'shop' v1 has an invalid inputSchema: strict mode: unknown keyword: "requried"; fix the schema (JSON Schema draft-07) and load again`],
+    });
+    const checked = check([{ ...shop, inputSchema: { type: 'object', required: ['amount'] } }]);
+    expect(checked.lines[0]).toMatch(/, payload checked by its inputSchema$/);
   });
 
   it('says when the file is not JSON, or not an array', () => {

@@ -41,7 +41,7 @@ export function checkWorkflows(text: string, source: string): WorkflowsCheck {
 function summary(w: WorkflowDefinition): string {
   const policy = w.onThreshold.policy === 'wait' ? `wait ${w.onThreshold.waitMs} ms (at most ${w.onThreshold.maxWaits} times)` : w.onThreshold.policy;
   const steps = w.steps.map((s) => s.name).join(' → ');
-  return `ok ${w.name}@${w.version}: ${w.steps.length} step(s) (${steps}), threshold ${w.failureThreshold} then ${policy}, refusals ${w.onPermanentFailure}, parked at most ${maxParkedMs(w)} ms`;
+  return `ok ${w.name}@${w.version}: ${w.steps.length} step(s) (${steps}), threshold ${w.failureThreshold} then ${policy}, refusals ${w.onPermanentFailure}, parked at most ${maxParkedMs(w)} ms${w.inputSchema ? ', payload checked by its inputSchema' : ''}`;
 }
 
 function describe(value: unknown): string {

@@ -119,7 +119,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   },
   agents: {
     usage: ['sas agents'],
-    summary: 'Each agent of the workflows: paused or running, how many processes are held for it, who paused it and why.',
+    summary: 'Each agent of the workflows (and each agent registered as live): paused or running, how many processes are held for it, who paused it and why, then its live instances with their version and operations.',
     options: [],
     env: `${STORE}; WORKFLOWS_FILE`,
     example: 'sas agents',
@@ -137,11 +137,11 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     example: 'sas jobs list --all',
   },
   workflows: {
-    usage: ['sas workflows check FILE'],
-    summary: 'Validate a WORKFLOWS_FILE as the services load it, without a running system: each bad field with its path (unknown keys included, with the key meant), or one line per workflow.',
-    options: [],
-    env: 'none',
-    example: 'sas workflows check ./workflows.json',
+    usage: ['sas workflows check FILE', 'sas workflows check [FILE] --live'],
+    summary: 'Validate a WORKFLOWS_FILE as the services load it, without a running system: each bad field with its path (unknown keys included, with the key meant, and input schemas that do not compile), or one line per workflow. With --live, also each step operation and compensation that no live agent serves (exit 1 with the list).',
+    options: [['--live', 'ask MongoDB which agents are registered as live; without FILE, check the services\' WORKFLOWS_FILE (or the built-in workflows)']],
+    env: 'none; with --live MONGO_URL, MONGO_DB and WORKFLOWS_FILE',
+    example: 'sas workflows check ./workflows.json --live',
   },
 };
 

@@ -35,7 +35,7 @@ ${AGENT_PAUSE_USAGE}
 ${JOBS_USAGE}
 ${WORKFLOWS_USAGE}
 
-Commands other than demo and workflows use REDIS_URL, MONGO_URL, MONGO_DB and QUEUE_PREFIX (as the services do).
+Commands other than demo and workflows check (without --live) use REDIS_URL, MONGO_URL, MONGO_DB and QUEUE_PREFIX (as the services do).
 sas <command> --help describes a command, its options and an example.`;
 
 async function main(argv: string[]): Promise<number> {
@@ -69,6 +69,7 @@ async function main(argv: string[]): Promise<number> {
       id: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       'no-wait': { type: 'boolean', default: false },
+      live: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
       // sas up
       workflows: { type: 'string' },
@@ -144,7 +145,7 @@ async function main(argv: string[]): Promise<number> {
       return runAgentPauseCommand({ ...env, workflowsFile: process.env['WORKFLOWS_FILE'] }, args, (l) => console.log(l));
     }
     case 'workflows':
-      return runWorkflowsCommand(target, positionals[2], (l) => console.log(l));
+      return runWorkflowsCommand(target, positionals[2], (l) => console.log(l), values.live ? { ...env, workflowsFile: process.env['WORKFLOWS_FILE'] } : undefined);
     default:
       console.error(`Unknown command '${command}'.\n\n${USAGE}`);
       return 2;

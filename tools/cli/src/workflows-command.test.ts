@@ -53,6 +53,6 @@ describe('sas workflows check FILE', () => {
   it('exits 1 with a clear message when the file cannot be read or no file is given', () => {
     const missing = join(dir, 'missing.json');
     expect(run('workflows', 'check', missing)).toMatchObject({ status: 1, stderr: expect.stringMatching(new RegExp(`^sas: Cannot read workflows file '${missing}': ENOENT`)) });
-    expect(run('workflows', 'check')).toMatchObject({ status: 1, stderr: 'sas: workflows check needs a file: sas workflows check workflows.json\n' });
+    expect(run('workflows', 'check')).toMatchObject({ status: 1, stderr: "sas: workflows check needs a file: sas workflows check workflows.json (or --live for the services' WORKFLOWS_FILE)\n" });
   });
 });
