@@ -19,6 +19,8 @@ const { readFileSync, readdirSync } = require('node:fs');
  * @property {number} firstCpuTicks user + system CPU time at the first sample, in clock ticks
  * @property {number} lastCpuTicks the same at the last sample
  * @property {number} samples how many samples read it
+ * @property {number} peakPssKb highest proportional set size seen (shared pages split between their
+ *   users, so the PSS of several processes adds up); 0 unless the sampler was asked to read it
  */
 
 /**
@@ -43,10 +45,13 @@ class ProcessSampler {
   /**
    * @param {readonly SampledProcess[]} processes
    * @param {number} intervalMs @default 200
+   * @param {{ pss?: boolean }} [options] `pss`: also read each process's PSS (smaps_rollup, dearer
+   *   than VmRSS; the peers comparison sums it across the processes of a system)
    */
-  constructor(processes, intervalMs = 200) {
+  constructor(processes, intervalMs = 200, options = {}) {
     this.processes = processes;
     this.intervalMs = intervalMs;
+    this.readPss = options.pss === true;
     /** @type {Map<string, ProcessPeak>} */
     this.peaks = new Map();
     /** @type {NodeJS.Timeout | undefined} */
@@ -91,13 +96,15 @@ class ProcessSampler {
       const kb = readRssKb(pid);
       const ticks = readCpuTicks(pid);
       if (kb === undefined || ticks === undefined) continue;
+      const pssKb = this.readPss ? readPssKb(pid) ?? 0 : 0;
       const peak = this.peaks.get(process.name);
       if (peak) {
         peak.peakKb = Math.max(peak.peakKb, kb);
+        peak.peakPssKb = Math.max(peak.peakPssKb, pssKb);
         peak.lastCpuTicks = ticks;
         peak.samples += 1;
       } else {
-        this.peaks.set(process.name, { name: process.name, role: process.role, firstKb: kb, peakKb: kb, firstCpuTicks: ticks, lastCpuTicks: ticks, samples: 1 });
+        this.peaks.set(process.name, { name: process.name, role: process.role, firstKb: kb, peakKb: kb, firstCpuTicks: ticks, lastCpuTicks: ticks, samples: 1, peakPssKb: pssKb });
       }
     }
   }
@@ -114,6 +121,52 @@ function readRssKb(pid) {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Proportional set size of a process in KiB (`Pss:` of `/proc/<pid>/smaps_rollup`): its private
+ * pages plus its share of pages it shares, so summing it over processes counts shared libraries
+ * once. `undefined` when it cannot be read (exited, not Linux, a kernel before 4.14).
+ * @param {number} pid
+ */
+function readPssKb(pid) {
+  try {
+    const match = /^Pss:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `rootPid` and every process below it (children, their children, ...), read from `/proc` once.
+ * A system's server may fork workers (PostgreSQL a backend per connection), and its cost is the
+ * whole tree's. Linux only; elsewhere just `[rootPid]`.
+ * @param {number} rootPid
+ * @returns {number[]}
+ */
+function processTree(rootPid) {
+  /** @type {Map<number, number[]>} */
+  const children = new Map();
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        const list = children.get(ppid) ?? [];
+        list.push(Number(entry));
+        children.set(ppid, list);
+      } catch {
+        // ended while we looked
+      }
+    }
+  } catch {
+    return [rootPid];
+  }
+  const tree = [rootPid];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i] ?? -1) ?? []));
+  return tree;
 }
 
 /**
@@ -166,4 +219,4 @@ function childPidsMatching(parentPid, needle) {
   return pids;
 }
 
-module.exports = { ProcessSampler, readRssKb, readCpuTicks, childPidsMatching, TICKS_PER_SECOND };
+module.exports = { ProcessSampler, readRssKb, readCpuTicks, childPidsMatching, processTree, TICKS_PER_SECOND };
