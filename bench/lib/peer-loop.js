@@ -30,8 +30,9 @@ async function closedLoop(peer, { idPrefix, inFlight, more, stallMs, signal }) {
   /** @type {{ start: number, end: number }[]} */
   const done = [];
   let next = 0;
+  let failed = false; // one failed order ends the loop: the other slots start no more
   const slot = async () => {
-    while (more(done.length, next) && !signal.aborted) {
+    while (!failed && more(done.length, next) && !signal.aborted) {
       const orderId = `${idPrefix}-${++next}`;
       const start = performance.now();
       /** @type {NodeJS.Timeout | undefined} */
@@ -41,6 +42,9 @@ async function closedLoop(peer, { idPrefix, inFlight, more, stallMs, signal }) {
       });
       try {
         await Promise.race([peer.runOrder(orderId), stalled]);
+      } catch (error) {
+        failed = true;
+        throw error;
       } finally {
         clearTimeout(timer);
       }

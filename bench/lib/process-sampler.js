@@ -34,6 +34,9 @@ const { readFileSync, readdirSync } = require('node:fs');
 /** Linux's USER_HZ: `/proc/<pid>/stat` counts CPU time in these ticks on every mainstream kernel. */
 const TICKS_PER_SECOND = 100;
 
+/** With `pss`, PSS is read at every this-many-th sample (every 2 s at the default interval). */
+const PSS_EVERY = 10;
+
 /**
  * Samples the resident memory (VmRSS of `/proc/<pid>/status`) and CPU time (`/proc/<pid>/stat`)
  * of the given processes at a fixed interval, and keeps each one's peak memory and CPU used.
@@ -45,13 +48,15 @@ class ProcessSampler {
   /**
    * @param {readonly SampledProcess[]} processes
    * @param {number} intervalMs @default 200
-   * @param {{ pss?: boolean }} [options] `pss`: also read each process's PSS (smaps_rollup, dearer
-   *   than VmRSS; the peers comparison sums it across the processes of a system)
+   * @param {{ pss?: boolean }} [options] `pss`: also read each process's PSS, at the first sample,
+   *   every {@link PSS_EVERY}th and the last (smaps_rollup costs ~1.5 ms of CPU per read, which would
+   *   be charged to the process that samples; the peers comparison sums PSS across a system)
    */
   constructor(processes, intervalMs = 200, options = {}) {
     this.processes = processes;
     this.intervalMs = intervalMs;
     this.readPss = options.pss === true;
+    this.sampleCount = 0;
     /** @type {Map<string, ProcessPeak>} */
     this.peaks = new Map();
     /** @type {NodeJS.Timeout | undefined} */
@@ -69,7 +74,7 @@ class ProcessSampler {
     if (this.timer) {
       clearInterval(this.timer);
       this.timer = undefined;
-      this.sample();
+      this.sample(true);
     }
     return [...this.peaks.values()];
   }
@@ -88,15 +93,19 @@ class ProcessSampler {
     return roles;
   }
 
-  /** @private */
-  sample() {
+  /**
+   * @private
+   * @param {boolean} [last] the final sample: PSS is read whatever the count
+   */
+  sample(last = false) {
+    const withPss = this.readPss && (last || this.sampleCount++ % PSS_EVERY === 0);
     for (const process of this.processes) {
       const pid = process.pid();
       if (pid === undefined) continue;
       const kb = readRssKb(pid);
       const ticks = readCpuTicks(pid);
       if (kb === undefined || ticks === undefined) continue;
-      const pssKb = this.readPss ? readPssKb(pid) ?? 0 : 0;
+      const pssKb = withPss ? readPssKb(pid) ?? 0 : 0;
       const peak = this.peaks.get(process.name);
       if (peak) {
         peak.peakKb = Math.max(peak.peakKb, kb);
