@@ -50,6 +50,7 @@ const SYSTEMS = Object.freeze(['bullmq-chain', 'restate', 'dbos', 'sas']);
  * @returns {Promise<string>}
  */
 async function runPeers({ options, runId, logDir, say, cleanup }) {
+  const startedAt = new Date().toISOString();
   const root = findWorkspaceRoot(__dirname);
   const peersDir = join(root, 'bench', 'peers');
   const settings = options.quick ? QUICK_RUN : FULL_RUN;
@@ -112,7 +113,7 @@ async function runPeers({ options, runId, logDir, say, cleanup }) {
   mkdirSync(resultsDir, { recursive: true });
   const file = join(resultsDir, 'peers.json');
   const cpus = os.cpus();
-  writeFileSync(file, `${JSON.stringify({ startedAt: new Date().toISOString(), machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim() ?? 'unknown', node: process.version }, run: settings, statusEvents: options.statusEvents, rows }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ startedAt, finishedAt: new Date().toISOString(), machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim() ?? 'unknown', node: process.version }, run: settings, statusEvents: options.statusEvents, rows }, null, 2)}\n`);
   return `${table}\n\nResults written to ${file}`;
 }
 
