@@ -71,7 +71,9 @@ async function runPeers({ options, runId, logDir, say, cleanup }) {
   const rows = [];
   for (const key of chosen) {
     cleanup.throwIfInterrupted();
-    const { label, start } = starters[key] ?? { label: key, start: async () => { throw new Error('unknown system'); } };
+    const starter = starters[key];
+    if (!starter) throw new Error(`no system '${key}' (parse-args accepts only ${SYSTEMS.join(', ')})`);
+    const { label, start } = starter;
     const isSas = key === 'sas';
     const loadBefore = os.loadavg()[0] ?? 0;
     say(`\n[peers] ${label} (load ${loadBefore.toFixed(2)})`);

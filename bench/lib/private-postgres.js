@@ -33,8 +33,16 @@ async function startPrivatePostgres(cleanup) {
   /** @type {string[]} */
   let asUser = [];
   if (process.getuid?.() === 0) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    /** @param {string} flag */
+    const id = (flag) => {
+      try {
+        return Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim());
+      } catch {
+        throw new Error('PostgreSQL refuses to run as root and there is no `postgres` user to run it as (Debian\'s postgresql package creates one; or run the benchmark as another user)');
+      }
+    };
+    const uid = id('-u');
+    const gid = id('-g');
     chownSync(dir, uid, gid);
     asUser = ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--init-groups', '--'];
   }
