@@ -61,7 +61,7 @@ async function closedLoop(peer, { idPrefix, inFlight, more, stallMs, signal }) {
  * per order and memory over a window at 64 in flight (started once the loop has turned over).
  * @param {PeerUnderTest} peer
  * @param {PeerRunSettings & { idPrefix: string, say: (line: string) => void, signal: AbortSignal }} settings
- * @returns {Promise<{ figures: import('./peer-table').PeerFigures, processes: number }>}
+ * @returns {Promise<{ figures: import('./peer-table').PeerFigures, processes: number, byRole: Record<string, { processes: number, cpuMsPerOrder: number, pssMb: number }> }>}
  */
 async function measurePeer(peer, settings) {
   const { idPrefix, inFlight, stallMs, signal, say } = settings;
@@ -127,7 +127,20 @@ async function measurePeer(peer, settings) {
     pssMb: Math.round(pssKb / 1024),
   };
   say(`    ${inFlight} in flight: ${figures.ordersPerSecond} orders/s, ${figures.cpuMsPerOrder} ms CPU per order, ${figures.pssMb} MB PSS over ${used.length} processes`);
-  return { figures, processes: used.length };
+  /** @type {Record<string, { processes: number, cpuMsPerOrder: number, pssMb: number }>} */
+  const byRole = {};
+  for (const p of used) {
+    const role = (byRole[p.role] ??= { processes: 0, cpuMsPerOrder: 0, pssMb: 0 });
+    role.processes += 1;
+    role.cpuMsPerOrder += inWindow > 0 ? ((p.lastCpuTicks - p.firstCpuTicks) * (1000 / TICKS_PER_SECOND)) / inWindow : 0;
+    role.pssMb += p.peakPssKb / 1024;
+  }
+  for (const role of Object.values(byRole)) {
+    role.cpuMsPerOrder = Math.round(role.cpuMsPerOrder * 100) / 100;
+    role.pssMb = Math.round(role.pssMb);
+  }
+  say(`    by role (CPU ms per order, MB PSS): ${Object.entries(byRole).map(([name, r]) => `${name} ${r.cpuMsPerOrder} / ${r.pssMb}`).join(', ')}`);
+  return { figures, processes: used.length, byRole };
 }
 
 module.exports = { measurePeer };

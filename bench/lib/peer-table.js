@@ -18,6 +18,7 @@
  * @property {number} loadBefore 1-minute load average just before the system was started
  * @property {number} loadAfter the same just after its last measurement
  * @property {number} processes how many OS processes the figures are summed over
+ * @property {Record<string, { processes: number, cpuMsPerOrder: number, pssMb: number }>} [byRole] the same figures per kind of process
  * @property {string[]} settings every setting that differs from the system's defaults, and what the system does per order
  */
 

@@ -97,7 +97,7 @@ async function runPeers({ options, runId, logDir, say, cleanup }) {
       const started = await start({ remoteUrl, peersDir, runId, logDir, cleanup: scoped, signal: cleanup.signal, say });
       for (const line of started.settings) say(`    ${line}`);
       const measured = await measurePeer(started, { ...settings, idPrefix: `${key}-${runId}`, say, signal: cleanup.signal });
-      row = { system: label, isSas, figures: measured.figures, processes: measured.processes, settings: started.settings, loadBefore, loadAfter: 0 };
+      row = { system: label, isSas, figures: measured.figures, processes: measured.processes, byRole: measured.byRole, settings: started.settings, loadBefore, loadAfter: 0 };
     } catch (error) {
       if (cleanup.interruptedBy) throw error;
       const message = error instanceof Error ? error.message : String(error);
