@@ -14,6 +14,8 @@
 //      the remote at 250 ms, where it (not the 2 cores) limits the rate;
 //   6. Redis Cluster: the system on 1 master and on 3 masters, orders/s at 64 in flight;
 //   7. conditional findOneAndUpdate against the embedded MongoDB (and MONGO_URL's, when set).
+// `--peers` runs instead the comparison with Restate, DBOS and a hand-rolled BullMQ chain (issue 24,
+// bench/lib/peers-run.js); `--profile` instead profiles the system's processes.
 // It reports and never judges: exit 0 when it ran, 1 with a message when something could not
 // start or finish, 130 on Ctrl-C, always after stopping every process it started.
 
@@ -31,6 +33,7 @@ const { BenchSystem } = require('./lib/bench-system');
 const { CleanupStack } = require('./lib/cleanup-stack');
 const { measureMongoRoundTrips } = require('./lib/mongo-round-trips');
 const { parseArgs, USAGE } = require('./lib/parse-args');
+const { runPeers } = require('./lib/peers-run');
 const { preloadHistory } = require('./lib/preload-history');
 const { childPidsMatching, ProcessSampler } = require('./lib/process-sampler');
 const { renderProfile, runProfile } = require('./lib/profile-run');
@@ -67,6 +70,13 @@ async function main(argv) {
     preflight();
     say(`sas bench ${runId}${options.quick ? ' (--quick)' : ''}${options.profile ? ' (--profile)' : ''}: service logs in ${logDir}`);
     if (options.profile) return await profileOnly(options, runId, logDir, cleanup);
+    if (options.peers) {
+      mkdirSync(logDir, { recursive: true });
+      say(`\n${await runPeers({ options, runId, logDir, say, cleanup })}`);
+      await cleanup.runAll();
+      rmSync(logDir, { recursive: true, force: true });
+      return 0;
+    }
     const redis = await startRedis();
     cleanup.push('redis-server', () => redis.stop());
     say(`Redis: private redis-server at ${redis.url}`);

@@ -13,6 +13,8 @@
  * @property {number} preload finished processes (with their history) stored before the runs are repeated; 0 skips them
  * @property {'final' | 'all'} statusEvents the status events the benchmark's orders ask for (decision 59)
  * @property {boolean} quick shorter windows and a smaller preload, for a before/after check
+ * @property {boolean} peers instead of the figures: sas next to Restate, DBOS and a hand-rolled BullMQ chain (issue 24)
+ * @property {string[]} systems with --peers, which of them to run (empty: all)
  * @property {boolean} profile only profile the system's processes at 1 and 64 in flight (where their CPU goes)
  * @property {boolean} help print usage and exit
  */
@@ -29,6 +31,8 @@ const DEFAULTS = Object.freeze({
   preload: 100_000,
   statusEvents: /** @type {'final' | 'all'} */ ('final'),
   quick: false,
+  peers: false,
+  systems: /** @type {string[]} */ ([]),
   profile: false,
   help: false,
 });
@@ -57,6 +61,12 @@ const USAGE = `usage: node bench/run-benchmarks.js [options]   (or: pnpm bench -
                          profiler for the windows at 1 and 64 in flight, and where their CPU went, by
                          library (our code, MongoDB driver, BullMQ + ioredis, zod, pino, ...); writes
                          bench/results/profile.json. Profiling slows the processes: no rate it shows is a figure
+  --peers                instead of the figures: the same 3-step order on sas, Restate, DBOS and a
+                         hand-rolled BullMQ chain, one after the other (installs bench/peers' own
+                         packages with npm ci on first use); p50 at 1 in flight, orders/s at 64, CPU
+                         per order and memory (PSS) of every process, sas ÷ each; writes
+                         bench/results/peers.json. With --quick: 200 warm-up orders, 50 at 1 in flight, 5 s at 64
+  --systems LIST         with --peers: only these, comma-separated (bullmq-chain,restate,dbos,sas)
   --help                 this text
 
 Set MONGO_URL to also measure findOneAndUpdate against that real MongoDB (as a ratio).
@@ -97,6 +107,10 @@ function parseArgs(argv) {
       options.quick = true;
       continue;
     }
+    if (arg === '--peers') {
+      options.peers = true;
+      continue;
+    }
     if (arg === '--profile') {
       options.profile = true;
       continue;
@@ -107,6 +121,15 @@ function parseArgs(argv) {
       const raw = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
       if (raw !== 'final' && raw !== 'all') throw new Error(`--status-events needs final or all (got '${String(raw)}').\n${USAGE}`);
       options.statusEvents = raw;
+      continue;
+    }
+    if (flag === '--systems') {
+      const raw = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
+      const systems = String(raw ?? '').split(',').filter((x) => x !== '');
+      const known = ['bullmq-chain', 'restate', 'dbos', 'sas'];
+      const unknown = systems.filter((x) => !known.includes(x));
+      if (systems.length === 0 || unknown.length > 0) throw new Error(`--systems needs a comma-separated list of ${known.join(', ')} (got '${String(raw)}').\n${USAGE}`);
+      options.systems = systems;
       continue;
     }
     const key = FLAGS[flag];

@@ -19,6 +19,8 @@ const { readFileSync, readdirSync } = require('node:fs');
  * @property {number} firstCpuTicks user + system CPU time at the first sample, in clock ticks
  * @property {number} lastCpuTicks the same at the last sample
  * @property {number} samples how many samples read it
+ * @property {number} peakPssKb highest proportional set size seen (shared pages split between their
+ *   users, so the PSS of several processes adds up); 0 unless the sampler was asked to read it
  */
 
 /**
@@ -32,6 +34,9 @@ const { readFileSync, readdirSync } = require('node:fs');
 /** Linux's USER_HZ: `/proc/<pid>/stat` counts CPU time in these ticks on every mainstream kernel. */
 const TICKS_PER_SECOND = 100;
 
+/** With `pss`, PSS is read at every this-many-th sample (every 2 s at the default interval). */
+const PSS_EVERY = 10;
+
 /**
  * Samples the resident memory (VmRSS of `/proc/<pid>/status`) and CPU time (`/proc/<pid>/stat`)
  * of the given processes at a fixed interval, and keeps each one's peak memory and CPU used.
@@ -43,10 +48,15 @@ class ProcessSampler {
   /**
    * @param {readonly SampledProcess[]} processes
    * @param {number} intervalMs @default 200
+   * @param {{ pss?: boolean }} [options] `pss`: also read each process's PSS, at the first sample,
+   *   every {@link PSS_EVERY}th and the last (smaps_rollup costs ~1.5 ms of CPU per read, which would
+   *   be charged to the process that samples; the peers comparison sums PSS across a system)
    */
-  constructor(processes, intervalMs = 200) {
+  constructor(processes, intervalMs = 200, options = {}) {
     this.processes = processes;
     this.intervalMs = intervalMs;
+    this.readPss = options.pss === true;
+    this.sampleCount = 0;
     /** @type {Map<string, ProcessPeak>} */
     this.peaks = new Map();
     /** @type {NodeJS.Timeout | undefined} */
@@ -64,7 +74,7 @@ class ProcessSampler {
     if (this.timer) {
       clearInterval(this.timer);
       this.timer = undefined;
-      this.sample();
+      this.sample(true);
     }
     return [...this.peaks.values()];
   }
@@ -83,21 +93,27 @@ class ProcessSampler {
     return roles;
   }
 
-  /** @private */
-  sample() {
+  /**
+   * @private
+   * @param {boolean} [last] the final sample: PSS is read whatever the count
+   */
+  sample(last = false) {
+    const withPss = this.readPss && (last || this.sampleCount++ % PSS_EVERY === 0);
     for (const process of this.processes) {
       const pid = process.pid();
       if (pid === undefined) continue;
       const kb = readRssKb(pid);
       const ticks = readCpuTicks(pid);
       if (kb === undefined || ticks === undefined) continue;
+      const pssKb = withPss ? readPssKb(pid) ?? 0 : 0;
       const peak = this.peaks.get(process.name);
       if (peak) {
         peak.peakKb = Math.max(peak.peakKb, kb);
+        peak.peakPssKb = Math.max(peak.peakPssKb, pssKb);
         peak.lastCpuTicks = ticks;
         peak.samples += 1;
       } else {
-        this.peaks.set(process.name, { name: process.name, role: process.role, firstKb: kb, peakKb: kb, firstCpuTicks: ticks, lastCpuTicks: ticks, samples: 1 });
+        this.peaks.set(process.name, { name: process.name, role: process.role, firstKb: kb, peakKb: kb, firstCpuTicks: ticks, lastCpuTicks: ticks, samples: 1, peakPssKb: pssKb });
       }
     }
   }
@@ -114,6 +130,52 @@ function readRssKb(pid) {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Proportional set size of a process in KiB (`Pss:` of `/proc/<pid>/smaps_rollup`): its private
+ * pages plus its share of pages it shares, so summing it over processes counts shared libraries
+ * once. `undefined` when it cannot be read (exited, not Linux, a kernel before 4.14).
+ * @param {number} pid
+ */
+function readPssKb(pid) {
+  try {
+    const match = /^Pss:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `rootPid` and every process below it (children, their children, ...), read from `/proc` once.
+ * A system's server may fork workers (PostgreSQL a backend per connection), and its cost is the
+ * whole tree's. Linux only; elsewhere just `[rootPid]`.
+ * @param {number} rootPid
+ * @returns {number[]}
+ */
+function processTree(rootPid) {
+  /** @type {Map<number, number[]>} */
+  const children = new Map();
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        const list = children.get(ppid) ?? [];
+        list.push(Number(entry));
+        children.set(ppid, list);
+      } catch {
+        // ended while we looked
+      }
+    }
+  } catch {
+    return [rootPid];
+  }
+  const tree = [rootPid];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i] ?? -1) ?? []));
+  return tree;
 }
 
 /**
@@ -166,4 +228,4 @@ function childPidsMatching(parentPid, needle) {
   return pids;
 }
 
-module.exports = { ProcessSampler, readRssKb, readCpuTicks, childPidsMatching, TICKS_PER_SECOND };
+module.exports = { ProcessSampler, readRssKb, readCpuTicks, childPidsMatching, processTree, TICKS_PER_SECOND };

@@ -1,0 +1,71 @@
+// @ts-check
+'use strict';
+
+const { locateEmbeddedMongoCli, startEmbeddedMongo, startRedis } = require('@sas/stack');
+const { BenchSystem } = require('./bench-system');
+const { childPidsMatching } = require('./process-sampler');
+
+/** Statuses after which an order sends nothing more on its own; only `Processed` is a success. */
+const FINAL = new Set(['Processed', 'Compensated', 'Canceled', 'Duplicate', 'Rejected', 'Failed']);
+
+/**
+ * sas as `pnpm bench` runs it (every service its own process, the embedded MongoDB), except that
+ * its Redis appends to an AOF with `everysec`, like the chain's and docker-compose's. Each order is
+ * a SasClient submit of order-fulfilment, finished when its final status event arrives.
+ * @param {import('./peers-run').PeerContext} ctx
+ * @param {{ statusEvents: 'final' | 'all', stallMs: number }} options
+ * @returns {Promise<import('./peers-run').StartedPeer>}
+ */
+async function startSas(ctx, options) {
+  const redis = await startRedis({ appendOnly: true });
+  ctx.cleanup.push('sas\'s redis-server', () => redis.stop());
+  const mongo = await startEmbeddedMongo({ reason: 'the benchmark measures the embedded server' });
+  ctx.cleanup.push('the embedded MongoDB', () => mongo.stop());
+  const cli = locateEmbeddedMongoCli();
+  const mongoPid = () => childPidsMatching(process.pid, cli)[0];
+  const bench = await BenchSystem.start({
+    redis: { url: redis.url, pid: () => redis.pid },
+    mongo: { url: mongo.url, kind: mongo.kind, pid: mongoPid },
+    name: `peers-${ctx.runId}`,
+    logDir: ctx.logDir,
+    stallMs: options.stallMs,
+    statusEvents: options.statusEvents,
+    say: ctx.say,
+    cleanup: /** @type {import('./cleanup-stack').CleanupStack} */ (/** @type {unknown} */ (ctx.cleanup)),
+  });
+  /** @type {Map<string, { resolve: () => void, reject: (error: Error) => void }>} */
+  const pending = new Map();
+  const unsubscribe = await bench.sas.onStatus((event) => {
+    const orderId = event.orderId;
+    if (orderId === undefined || !FINAL.has(event.status)) return;
+    const waiter = pending.get(orderId);
+    if (!waiter) return;
+    pending.delete(orderId);
+    if (event.status === 'Processed') waiter.resolve();
+    else waiter.reject(new Error(`sas finished ${orderId} as ${event.status}, not Processed (service logs in ${ctx.logDir})`));
+  });
+  ctx.cleanup.push('the status listener', async () => unsubscribe());
+  const roles = new Map();
+  for (const p of bench.system.all) roles.set(p.name.replace(/-\d+$/, ''), (roles.get(p.name.replace(/-\d+$/, '')) ?? 0) + 1);
+  return {
+    settings: [
+      `statusEvents: '${options.statusEvents}' (each order asks for ${options.statusEvents === 'final' ? 'Received and its outcome only' : 'every status event'})`,
+      'redis-server 7, its own, `--appendonly yes --appendfsync everysec` (as docker-compose runs it; `pnpm bench` alone runs Redis without persistence)',
+      `the embedded MongoDB (in memory: nothing survives its restart) and ${[...roles].map(([role, n]) => `${n} ${role}`).join(', ')}, every service its own process, defaults as \`pnpm bench\` starts them`,
+      'each order: SasClient.submit of order-fulfilment (3 steps), finished when its final status event arrives',
+    ],
+    // remote-sim is the remote, not the system: left out as it is for the peers; the benchmark's
+    // own process is added by peer-loop for every system.
+    processes: () => bench.sampledProcesses().filter((p) => p.role !== 'remote-sim' && p.role !== 'bench driver'),
+    runOrder: (orderId) =>
+      new Promise((resolve, reject) => {
+        pending.set(orderId, { resolve, reject });
+        bench.sas.submit({ orderId, workflow: 'order-fulfilment', payload: { sku: 'kettle', quantity: 1, amount: 1999 } }).catch((/** @type {unknown} */ error) => {
+          pending.delete(orderId);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        });
+      }),
+  };
+}
+
+module.exports = { startSas };
