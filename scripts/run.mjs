@@ -78,32 +78,36 @@ function setup() {
   step('build (tsc -b)', join(root, 'node_modules/.bin/tsc'), ['-b']);
 }
 
-// The browser test (test/e2e/dashboard-browser.test.ts) drives Debian's chromium through
-// playwright-core; no browser is downloaded. On a fresh Debian machine the package is installed
-// here, before jest, so `npm test` needs no manual step.
-// SAS_CHROMIUM points the test at another chromium binary; that one is never installed here.
-const DEBIAN_CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM = process.env.SAS_CHROMIUM || DEBIAN_CHROMIUM;
+// Debian packages that tests drive. On a fresh Debian machine they are installed here (as root),
+// before jest, so `npm test` needs no manual step; nothing is downloaded outside Debian's packages.
+// - chromium: the dashboard's browser tests (playwright-core drives it; no browser is downloaded).
+// - prometheus: its promtool checks the alert rules and every Grafana query (test/static).
+// SAS_CHROMIUM / SAS_PROMTOOL point the tests at other binaries; those are never installed here.
+const DEBIAN_TOOLS = [
+  { bin: process.env.SAS_CHROMIUM || '/usr/bin/chromium', override: 'SAS_CHROMIUM', pkg: 'chromium', why: "the dashboard's browser tests" },
+  { bin: process.env.SAS_PROMTOOL || '/usr/bin/promtool', override: 'SAS_PROMTOOL', pkg: 'prometheus', why: 'the checks of the alert rules and the Grafana queries (promtool)' },
+];
 
-function ensureChromium() {
-  if (existsSync(CHROMIUM)) return;
-  if (CHROMIUM !== DEBIAN_CHROMIUM) {
-    console.error(`SAS_CHROMIUM=${CHROMIUM} does not exist. Point it at a chromium binary, or unset it to use Debian's ${DEBIAN_CHROMIUM}.`);
+function ensureDebianTools() {
+  const missing = DEBIAN_TOOLS.filter((t) => !existsSync(t.bin));
+  if (missing.length === 0) return;
+  for (const t of missing.filter((t) => process.env[t.override])) {
+    console.error(`${t.override}=${t.bin} does not exist. Point it at the binary, or unset it to use Debian's ${t.pkg} package.`);
     process.exit(1);
   }
+  const pkgs = missing.map((t) => t.pkg);
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot || !which('apt-get')) {
-    console.error(
-      `${CHROMIUM} is missing: the dashboard's browser test needs Debian's chromium.\n` +
-        `Install it (as root: apt-get update && apt-get install -y chromium) and run the command again.`,
-    );
+    for (const t of missing) console.error(`${t.bin} is missing: ${t.why} need Debian's ${t.pkg} package.`);
+    console.error(`Install them (as root: apt-get update && apt-get install -y --no-install-recommends ${pkgs.join(' ')}) and run the command again.`);
     process.exit(1);
   }
-  console.log(`\n${CHROMIUM} is missing: installing Debian's chromium for the dashboard's browser test.`);
+  for (const t of missing) console.log(`\n${t.bin} is missing: installing Debian's ${t.pkg} for ${t.why}.`);
   step('apt-get update', 'apt-get', ['update']);
-  step('apt-get install -y chromium', 'apt-get', ['install', '-y', 'chromium'], { env: { DEBIAN_FRONTEND: 'noninteractive' } });
-  if (!existsSync(CHROMIUM)) {
-    console.error(`apt-get installed chromium but ${CHROMIUM} is still missing. Install it by hand and run again.`);
+  step(`apt-get install -y --no-install-recommends ${pkgs.join(' ')}`, 'apt-get', ['install', '-y', '--no-install-recommends', ...pkgs], { env: { DEBIAN_FRONTEND: 'noninteractive' } });
+  const still = missing.filter((t) => !existsSync(t.bin));
+  if (still.length > 0) {
+    console.error(`apt-get installed ${pkgs.join(' ')} but ${still.map((t) => t.bin).join(', ')} is still missing. Install it by hand and run again.`);
     process.exit(1);
   }
 }
@@ -156,7 +160,7 @@ switch (command) {
     const baseEnv = envFor(node);
     step('typecheck tests (tsc -p tsconfig.lint.json)', node, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.lint.json'], { baseEnv });
     step('lint (eslint)', node, [join(root, 'node_modules/eslint/bin/eslint.js'), '.'], { baseEnv });
-    ensureChromium();
+    ensureDebianTools();
     process.exit(jest(node, args));
   }
   case 'test-on': {
@@ -164,12 +168,12 @@ switch (command) {
     // the Node version), for CI's run of a second supported version.
     const [majorText, ...args] = rest;
     setup();
-    ensureChromium();
+    ensureDebianTools();
     process.exit(jest(claimedNode(Number(majorText)), args));
   }
   case 'browser':
-    ensureChromium();
-    console.log(`chromium: ${CHROMIUM}`);
+    ensureDebianTools();
+    for (const t of DEBIAN_TOOLS) console.log(`${t.pkg}: ${t.bin}`);
     break;
   case 'bench':
     setup();
