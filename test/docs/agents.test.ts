@@ -1,9 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type LocalRegistry, startLocalRegistry } from '../support/local-registry';
 import { docBlocks } from './doc-blocks';
-import { DocFollower } from './doc-follower';
+import { followPageInEmptyFolder } from './doc-follower';
 
 /**
  * docs/agents.md followed block by block in an empty folder outside the workspace (see
@@ -13,22 +9,7 @@ import { DocFollower } from './doc-follower';
  */
 
 const blocks = docBlocks('agents.md');
-let registry: LocalRegistry;
-let dir: string;
-let reader: DocFollower;
-
-beforeAll(async () => {
-  registry = await startLocalRegistry();
-  dir = mkdtempSync(join(tmpdir(), 'sas-agents-doc-'));
-  writeFileSync(join(dir, '.npmrc'), `${registry.scopeLine}\n`);
-  reader = new DocFollower('agents.md', dir);
-}, 600_000);
-
-afterAll(async () => {
-  await reader?.stop();
-  await registry?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+const follower = followPageInEmptyFolder('agents.md');
 
 describe('docs/agents.md, followed block by block', () => {
   it('type-checks every TypeScript block with the page\'s own tsc step', () => {
@@ -41,10 +22,10 @@ describe('docs/agents.md, followed block by block', () => {
   });
 
   it('runs every block as written: the accepted payment Processed, the refused one Compensated', async () => {
-    for (const block of blocks) await reader.follow(block);
+    for (const block of blocks) await follower().follow(block);
     // Ctrl-C, as a reader ends it: the agent's buffered log is written out as it stops.
-    await reader.stop();
+    await follower().stop();
     // Charged once, although the bank was asked to charge only pay-1 (pay-2 was refused, never retried).
-    expect(reader.printed.filter((l) => /"msg":"charged"/.test(l))).toHaveLength(1);
+    expect(follower().printed.filter((l) => /"msg":"charged"/.test(l))).toHaveLength(1);
   }, 900_000);
 });

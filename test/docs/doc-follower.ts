@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManagedProcess } from '@sas/stack';
-import { applicationEnv } from '../support/local-registry';
+import { type LocalRegistry, applicationEnv, startLocalRegistry } from '../support/local-registry';
 import { type DocBlock, sampleLinePattern } from './doc-blocks';
 
 /**
@@ -87,4 +88,33 @@ export class DocFollower {
     await proc.start();
     await proc.waitForLine((l) => l.text.includes(until), 180_000, `'${until}' (${where})`);
   }
+}
+
+/**
+ * The set-up every page test shares, registered as the test file's `beforeAll`/`afterAll`: a local
+ * registry the workspace is published to, an empty folder outside the workspace whose `.npmrc`
+ * takes the `@sas` scope from it (the one difference from a newcomer's machine), and a follower of
+ * `page` in that folder; all stopped and removed after the file's tests.
+ *
+ * @returns the follower, once `beforeAll` has run
+ */
+export function followPageInEmptyFolder(page: string): () => DocFollower {
+  let registry: LocalRegistry | undefined;
+  let dir: string | undefined;
+  let reader: DocFollower | undefined;
+  beforeAll(async () => {
+    registry = await startLocalRegistry();
+    dir = mkdtempSync(join(tmpdir(), `sas-doc-${page.replace(/\W+/g, '-')}`));
+    writeFileSync(join(dir, '.npmrc'), `${registry.scopeLine}\n`);
+    reader = new DocFollower(page, dir);
+  }, 600_000);
+  afterAll(async () => {
+    await reader?.stop();
+    await registry?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+  return () => {
+    if (!reader) throw new Error(`the follower of docs/${page} is not set up yet: call it inside a test`);
+    return reader;
+  };
 }

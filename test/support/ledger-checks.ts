@@ -1,32 +1,13 @@
 import type { ProcessDocument } from '@sas/contracts';
+import type { Arrival } from '@sas/remote-sim';
 import type { WorkflowDefinition } from '@sas/workflow';
 import type { LedgerEffect } from './system-fixture';
 
-/** One call as remote-sim saw it arrive (`GET /arrivals`), whatever became of it. */
-export interface LedgerArrival {
-  arrivalId: string;
-  service: string;
-  operation: string;
-  mode: 'forward' | 'undo';
-  orderId: string;
-  idempotencyKey: string;
-  /** On an undo that named its forward call: that call's idempotency key. */
-  compensates?: string;
-  step?: string;
-  /** The process attempt that dispatched it (absent when the caller did not send it). */
-  attempt?: number;
-  /** The agent's try of that dispatch, from 1 (absent when the caller did not send it). */
-  try?: number;
-  /** When it arrived, epoch ms. */
-  at: number;
-  outcome: string;
-  /** True when this arrival applied an effect. */
-  applied: boolean;
-  /** When its answer was written; absent while held or when the client left first. */
-  answeredAt?: number;
-  /** When its client left before any answer was written. */
-  abandonedAt?: number;
-}
+/**
+ * One call as a remote saw it arrive (remote-sim's `GET /arrivals`, or the shop example's provider,
+ * which records the same shape for its own service names), whatever became of it.
+ */
+export type LedgerArrival = Omit<Arrival, 'service' | 'outcome'> & { service: string; outcome: string };
 
 /**
  * Pure checks over remote-sim's effect ledger and arrival log, for the end-to-end tests.
