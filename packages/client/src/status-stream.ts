@@ -23,7 +23,7 @@ export interface StatusStreamOptions {
 /**
  * The application's status queue, consumed once, each event handed on once. Delivery is at least
  * once: a status event is recognised by its `eventId` (the same on every redelivery, see the
- * README's status stream), or by its BullMQ job id when it has none (events sent before eventId
+ * status events in docs/reference/status-events.md), or by its BullMQ job id when it has none (events sent before eventId
  * existed, and `Duplicate`/`Rejected` answers, which are sent once). One consumer (concurrency 1),
  * so events are handed on in the order they were queued.
  */

@@ -14,7 +14,7 @@ export interface Mutant {
   replace: string;
   /**
    * Whether the simulation finds it today (its test then requires it within 10,000 seeds). False
-   * names a gap to close, said in the README, never a test to skip quietly.
+   * names a gap to close, said in docs/simulation.md, never a test to skip quietly.
    */
   found: boolean;
 }

@@ -42,7 +42,7 @@ export interface RemoteFaultPlan {
   /**
    * Chance that a request is still in the network when the agent gives up at complete-by, and
    * reaches the remote afterwards. Only for services that honour `compensates`: for the others no
-   * protocol can stop such a call from landing after its undo (see the README).
+   * protocol can stop such a call from landing after its undo (see docs/http-mapping.md and docs/guarantees.md).
    */
   late: number;
   /** Services that refuse a forward call whose key an undo already named (the tombstone); the others ignore `compensates`. */

@@ -1,6 +1,6 @@
 import { runSeed } from './run-seed';
 
-// The short run of `npm test`: the long one is `pnpm simulate --seeds 200000` (see the README).
+// The short run of `npm test`: the long one is `pnpm simulate --seeds 200000` (see docs/simulation.md).
 const SEEDS = 2000;
 const ORDERS_PER_SEED = 3;
 

@@ -10,7 +10,7 @@ import { json, startRemote } from './test-support/local-remote';
 
 const logger = createLogger({ service: 'http-agent-test', instanceId: 'test-1', level: 'silent' });
 
-/** The warehouse example of the README. */
+/** The warehouse example of docs/http-mapping.md. */
 const warehouse = {
   operations: {
     reserve: {
