@@ -35,9 +35,10 @@ describe('the sas operator commands against a running system', () => {
   const viaApi = (...args: string[]): { status: number | null; stdout: string; stderr: string } => sasWith({ SAS_DASHBOARD_URL: dashboardUrl, SAS_DASHBOARD_TOKEN: token }, ...args);
 
   /** The audit entry of a write on an order, once recorded (the dashboard records after it answers). */
-  const auditOf = async (action: string, orderId: string): Promise<AuditEntry> => {
+  const auditOf = (action: string, orderId: string): Promise<AuditEntry> => auditWhere({ action, orderId });
+  const auditWhere = async (filter: Partial<AuditEntry>): Promise<AuditEntry> => {
     const db = (await stack.mongoClient()).db();
-    return stack.waitFor(() => db.collection<AuditEntry>('audit_log').findOne({ action, orderId }), { timeoutMs: 15_000, description: `audit entry ${action} of ${orderId}` });
+    return stack.waitFor(() => db.collection<AuditEntry>('audit_log').findOne(filter), { timeoutMs: 15_000, description: `audit entry ${JSON.stringify(filter)}` });
   };
 
   /** `sas ARGS | reader` in bash with pipefail, so the status is sas's own. */
@@ -150,6 +151,18 @@ describe('the sas operator commands against a running system', () => {
     const history = ((await shown.json()) as { history: ProcessEventEntry[] }).history.map((e) => e.why);
     expect(history.filter((why) => why.includes('by operator:alice'))).not.toEqual([]);
     expect(history.join('\n')).not.toContain(cliPrincipal);
+  });
+
+  it('pauses an agent and dry-runs a bulk cancel through the API, and resumes directly: each audited under its path\'s principal', async () => {
+    const paused = viaApi('pause', 'shipping', '--reason', 'carrier maintenance');
+    expect(paused).toMatchObject({ status: 0, stderr: '', stdout: expect.stringMatching(/^done: agent shipping paused by operator:alice: carrier maintenance/) });
+    expect(await auditWhere({ action: 'agent.pause', target: 'agent shipping' })).toMatchObject({ principal: 'operator:alice', outcome: 'ok' });
+    const resumed = sas('resume', 'shipping', '--reason', 'carrier is back');
+    expect(resumed).toMatchObject({ status: 0, stderr: '', stdout: expect.stringMatching(new RegExp(`^done: agent shipping resumed by ${cliPrincipal}: carrier is back`)) });
+    expect(await auditWhere({ action: 'agent.resume', target: 'agent shipping' })).toMatchObject({ principal: cliPrincipal, address: 'local', route: 'cli sas resume', outcome: 'ok' });
+    const dry = viaApi('bulk', 'cancel', '--state', 'Error', '--reason', 'clean up', '--dry-run');
+    expect(dry).toMatchObject({ status: 0, stderr: '', stdout: 'dry run: 0 processes match; nothing started\n' });
+    expect(await auditWhere({ action: 'bulk.dry-run' })).toMatchObject({ principal: 'operator:alice', route: 'POST /api/bulk', outcome: 'ok' });
   });
 
   it('refuses --by on both paths, and says what to do about a token the dashboard does not accept', () => {
