@@ -1,3 +1,4 @@
+import { hostname, userInfo } from 'node:os';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import type { ProcessDocument } from '@sas/contracts';
@@ -7,6 +8,9 @@ import { SystemFixture } from '../support/system-fixture';
 import { fastRoleEnv } from '../support/test-workflows';
 
 type Json = Record<string, unknown>;
+
+/** Who the CLI's direct-path writes name (issue 22): the OS user and host, not a typed --by. */
+const CLI_PRINCIPAL = `cli:${userInfo().username}@${hostname()}`;
 
 describe('pausing the payment agent (real processes, private Redis)', () => {
   let fx: SystemFixture;
@@ -107,14 +111,14 @@ describe('pausing the payment agent (real processes, private Redis)', () => {
     expect(stillHeld).toHaveLength(5);
     expect(await paymentEffects()).toBe(0);
 
-    const resumed = await sas(['resume', 'payment', '--reason', 'PSP is back', '--by', 'bob']);
-    expect(resumed).toEqual({ code: 0, out: 'done: agent payment resumed by bob: PSP is back; its held work is released at a bounded rate\n' });
+    const resumed = await sas(['resume', 'payment', '--reason', 'PSP is back']);
+    expect(resumed).toEqual({ code: 0, out: `done: agent payment resumed by ${CLI_PRINCIPAL}: PSP is back; its held work is released at a bounded rate\n` });
     const done = await fx.waitForStates(orders.slice(0, 5), ['Processed'], 60_000);
     expect(done.map((d) => d.failureCount)).toEqual([0, 0, 0, 0, 0]);
     const ledger = await fx.ledger();
     for (const id of orders.slice(0, 5)) expect(ledger.filter((e) => e.orderId === id && e.operation === 'charge')).toHaveLength(1);
     expect(ledger.filter((e) => e.orderId === 'pause-6').map((e) => e.operation)).toEqual(['reserve', 'release']);
-    expect(((await call('GET', '/api/agents')).body['agents'] as Json[]).find((a) => a['agent'] === 'payment')).toMatchObject({ paused: false, by: 'bob', held: 0 });
+    expect(((await call('GET', '/api/agents')).body['agents'] as Json[]).find((a) => a['agent'] === 'payment')).toMatchObject({ paused: false, by: CLI_PRINCIPAL, held: 0 });
     expect(await fx.deadLetters()).toEqual([]);
   });
 });

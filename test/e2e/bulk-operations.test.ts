@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { BulkOperationDocument, ProcessEventEntry } from '@sas/contracts';
 import { findWorkspaceRoot } from '@sas/stack';
@@ -24,6 +24,9 @@ function bulkRoleEnv(): Partial<Record<string, NodeJS.ProcessEnv>> {
 }
 
 type Json = Record<string, unknown>;
+
+/** Who the CLI's direct-path writes name (issue 22): the OS user and host, not a typed --by. */
+const CLI_PRINCIPAL = `cli:${userInfo().username}@${hostname()}`;
 
 /** Runs the `sas` CLI against the fixture's stack, as an operator would. */
 function sas(fx: SystemFixture, args: string[]): { code: number; out: string } {
@@ -115,13 +118,13 @@ describe('bulk resubmit (real processes, two schedulers, private Redis)', () => 
     expect(bad.code).toBe(1);
     expect(bad.out).toContain('sas: bulk resubmit: since is not a date; give an ISO 8601 instant');
 
-    const run = sas(fx, ['bulk', 'resubmit', '--state', 'Error', '--workflow', 'bulk-cli', '--id', 'ops-cli-1', '--by', 'test-operator', '--reason', 'inventory is back']);
+    const run = sas(fx, ['bulk', 'resubmit', '--state', 'Error', '--workflow', 'bulk-cli', '--id', 'ops-cli-1', '--reason', 'inventory is back']);
     expect(run.out).toContain(`started bulk operation ops-cli-1: about ${ids.length} processes`);
     expect(run.out).toContain(`ops-cli-1 resubmit Finished: ${ids.length} of about ${ids.length} processes (${ids.length} done, 0 refused, 0 failed)`);
     expect(run.code).toBe(0);
 
     const shown = sas(fx, ['bulk', 'show', 'ops-cli-1']);
     expect(shown.out).toContain(`ops-cli-1 resubmit Finished: ${ids.length} of about ${ids.length} processes`);
-    await expectResubmittedOnce(ids, 'test-operator', 'ops-cli-1');
+    await expectResubmittedOnce(ids, CLI_PRINCIPAL, 'ops-cli-1');
   });
 });

@@ -20,21 +20,22 @@ export const AuditEntry = z.object({
   action: z.string().min(1).max(100),
   /**
    * The signed-in principal (`operator:alice`), `anonymous` when `DASHBOARD_AUTH=off`, absent
-   * when the credential was refused.
+   * when the credential was refused; `cli:<user>@<host>` (self-reported) for an entry the CLI wrote
+   * itself on its direct path.
    */
   principal: z.string().min(1).max(200).optional(),
   /** The principal's role, when there is one. */
   role: z.enum(['viewer', 'operator']).optional(),
-  /** The client's address as the dashboard saw it (the first untrusted hop behind configured proxies). */
+  /** The client's address as the dashboard saw it (the first untrusted hop behind configured proxies); `local` for the CLI's own entries. */
   address: z.string().max(100),
-  /** HTTP method and path without the query string, e.g. `POST /api/processes/p1/cancel`. */
+  /** HTTP method and path without the query string, e.g. `POST /api/processes/p1/cancel`; `cli sas cancel` for the CLI's own entries. */
   route: z.string().min(1).max(300),
   /** What the write was about, e.g. `process p1`, `agent payment`, `queue operator.commands`. */
   target: z.string().max(300).optional(),
   /** The order the target process belongs to, so "who did what to order X" is one query. */
   orderId: z.string().max(200).optional(),
   outcome: AuditOutcome,
-  /** The HTTP status answered. */
+  /** The HTTP status answered; for an entry the CLI wrote itself (route `cli sas …`), its exit code. */
   status: z.number().int(),
   /** Why it was refused or failed, or what a sign-in was; never a credential. */
   detail: z.string().max(500).optional(),

@@ -4,6 +4,9 @@ import type { AuditEntry } from '@sas/contracts';
 /** The MongoDB collection of the operator surface's audit log. */
 export const AUDIT_LOG_COLLECTION = 'audit_log';
 
+/** How long audit entries are kept unless the dashboard's `AUDIT_RETENTION_MS` says otherwise: 90 days. */
+export const DEFAULT_AUDIT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
+
 /** What {@link MongoAuditLog.list} selects; every field narrows the result. */
 export interface AuditQuery {
   /** At most this many entries, newest first. */

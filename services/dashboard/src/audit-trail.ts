@@ -28,8 +28,8 @@ export interface AuditTrailDeps {
   authOff: boolean;
 }
 
-/** How long audit entries are kept unless `AUDIT_RETENTION_MS` says otherwise: 90 days. */
-export const DEFAULT_AUDIT_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
+// Defined next to the audit log, since the CLI's own entries (direct path) are kept as long.
+export { DEFAULT_AUDIT_RETENTION_MS } from '@sas/store';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

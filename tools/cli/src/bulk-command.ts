@@ -4,6 +4,9 @@ import { BulkOperationRequest, type BulkOperationDocument } from '@sas/contracts
 import { systemClock } from '@sas/runtime';
 import { connectStore } from '@sas/store';
 import type { CliEnv } from './cli-env';
+import { recordCliAudit } from './cli-audit';
+import { DashboardApi, explainApiRefusal } from './dashboard-api';
+import type { OperatorPath } from './operator-path';
 
 /** Arguments of `sas bulk <action>`, as parsed from the command line. */
 export interface BulkCommandArgs {
@@ -17,7 +20,8 @@ export interface BulkCommandArgs {
   until: string | undefined;
   text: string | undefined;
   reason: string | undefined;
-  by: string;
+  /** Where a resubmit or cancel goes, and who it names (see {@link OperatorPath}); show and list read MongoDB. */
+  path: OperatorPath;
   dryRun: boolean;
   /** Return once the operation is created instead of following its progress. */
   noWait: boolean;
@@ -53,9 +57,10 @@ export function renderBulkLine(op: BulkOperationDocument): string {
 }
 
 /**
- * `sas bulk …`: creates bulk operations straight in MongoDB (MONGO_URL, MONGO_DB) through the same
- * `BulkOperationService` the dashboard uses; a running scheduler picks the operation up. Follows
- * its progress until it is finished (or `timeoutMs` passes: it goes on without the CLI).
+ * `sas bulk …`: creates a bulk operation through the dashboard's API (API path, audited there), or
+ * straight in MongoDB (MONGO_URL, MONGO_DB) through the same `BulkOperationService` the dashboard
+ * uses, audited by the CLI (direct path); a running scheduler picks the operation up. Follows its
+ * progress until it is finished (or `timeoutMs` passes: it goes on without the CLI).
  */
 export async function runBulkCommand(env: CliEnv, args: BulkCommandArgs, out: (line: string) => void, timeoutMs = 600_000): Promise<number> {
   const { action } = args;
@@ -64,6 +69,7 @@ export async function runBulkCommand(env: CliEnv, args: BulkCommandArgs, out: (l
   }
   if (action === 'show' && !args.id) throw new Error('bulk show needs an operation id');
   const request = action === 'resubmit' || action === 'cancel' ? bulkRequestFromArgs(args) : undefined;
+  if (request && args.path.kind === 'api') return bulkViaApi(new DashboardApi(args.path.baseUrl, args.path.token), request, args.noWait, out, timeoutMs);
   const connection = await connectStore(env.mongoUrl, env.mongoDb);
   try {
     await ensureBulkIndexes(connection.db);
@@ -84,29 +90,73 @@ export async function runBulkCommand(env: CliEnv, args: BulkCommandArgs, out: (l
       for (const problem of op.problems) out(`  ${problem.outcome} ${problem.processId}: ${problem.message}`);
       return 0;
     }
-    const outcome = await service.create(request as BulkOperationRequest, args.by);
+    const created = request as BulkOperationRequest;
+    const principal = args.path.kind === 'direct' ? args.path.principal : '';
+    const audit = async (outcome: 'ok' | 'refused' | 'failed', exitCode: number, target: string | undefined, problem?: string): Promise<void> => {
+      const action = created.dryRun ? 'bulk.dry-run' : `bulk.${created.command}`;
+      const detail = `${problem ? `${problem}; ` : ''}${created.reason}; filter ${JSON.stringify(created.filter)}`;
+      const warning = await recordCliAudit(env, { action, principal, command: `bulk ${created.command}`, target, outcome, exitCode, detail });
+      if (warning) out(warning);
+    };
+    let outcome;
+    try {
+      outcome = await service.create(created, principal);
+    } catch (e) {
+      await audit('failed', 1, undefined, e instanceof Error ? e.message : String(e));
+      throw e;
+    }
     if (outcome.kind === 'dry-run') {
       out(`dry run: ${outcome.matched} processes match; nothing started`);
+      await audit('ok', 0, undefined);
       return 0;
     }
     if (outcome.kind === 'conflict') {
       out(`refused: ${outcome.message}`);
+      await audit('refused', 1, `bulk ${outcome.operation._id}`, outcome.message);
       return 1;
     }
     out(`${outcome.kind === 'created' ? 'started' : 'already started'} bulk operation ${outcome.operation._id}: about ${outcome.operation.expected} processes`);
+    await audit('ok', 0, `bulk ${outcome.operation._id}`);
     if (args.noWait) return 0;
-    return await follow(service, outcome.operation._id, out, timeoutMs);
+    return await follow((id) => service.get(id), outcome.operation._id, out, timeoutMs);
   } finally {
     await connection.close();
   }
 }
 
+/** The API path: posts the request, prints the dashboard's answer, and follows the operation through the API. */
+async function bulkViaApi(api: DashboardApi, request: BulkOperationRequest, noWait: boolean, out: (line: string) => void, timeoutMs: number): Promise<number> {
+  const answer = await api.send('POST', '/api/bulk', request);
+  if (answer.status === 200 && answer.body['dryRun'] === true) {
+    out(`dry run: ${String(answer.body['matched'])} processes match; nothing started`);
+    return 0;
+  }
+  if (answer.status !== 200 && answer.status !== 202) {
+    out(`refused: ${explainApiRefusal(answer, api.baseUrl)}`);
+    return 1;
+  }
+  const op = answer.body['operation'] as BulkOperationDocument;
+  out(`${answer.status === 202 ? 'started' : 'already started'} bulk operation ${op._id}: about ${op.expected} processes`);
+  if (noWait) return 0;
+  return follow(
+    async (id) => {
+      const read = await api.send('GET', `/api/bulk/${encodeURIComponent(id)}`);
+      if (read.status === 404) return null;
+      if (read.status !== 200) throw new Error(`the dashboard refused to show bulk operation ${id}: ${explainApiRefusal(read, api.baseUrl)}`);
+      return read.body as unknown as BulkOperationDocument;
+    },
+    op._id,
+    out,
+    timeoutMs,
+  );
+}
+
 /** Prints each change of progress until the operation is finished. */
-async function follow(service: BulkOperationService, id: string, out: (line: string) => void, timeoutMs: number): Promise<number> {
+async function follow(get: (id: string) => Promise<BulkOperationDocument | null>, id: string, out: (line: string) => void, timeoutMs: number): Promise<number> {
   const until = Date.now() + timeoutMs;
   let last = '';
   for (;;) {
-    const op = await service.get(id);
+    const op = await get(id);
     if (!op) throw new Error(`bulk operation ${id} disappeared (removed after its retention?)`);
     const line = renderBulkLine(op);
     if (line !== last) out(line);

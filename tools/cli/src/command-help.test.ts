@@ -11,7 +11,7 @@ describe('the help of every command', () => {
     const text = renderCommandHelp(help!);
     expect(text).toMatch(/^Usage: sas cancel <processId\|orderId> /);
     expect(text).toContain('\nOptions:\n  --process-id ID ');
-    expect(text).toContain('\nEnvironment: MONGO_URL');
+    expect(text).toContain('\nEnvironment: SAS_DASHBOARD_URL and SAS_DASHBOARD_TOKEN');
     expect(text).toContain("\nExample:\n  sas cancel o-1001 --reason 'customer withdrew'");
   });
 

@@ -15,6 +15,8 @@ export interface CommandHelp {
 const STORE = 'MONGO_URL, MONGO_DB (the services\' values)';
 const BUS = 'REDIS_URL, QUEUE_PREFIX (the services\' values)';
 const BY: [string, string] = ['--by NAME', 'who asks, recorded in the history (default: $USER)'];
+/** How an operator write finds the dashboard's API (see docs/cli.md, "Two ways to write"). */
+const API = 'SAS_DASHBOARD_URL and SAS_DASHBOARD_TOKEN (both: through the dashboard\'s API, audited under the token\'s principal; neither: direct, audited as cli:<user>@<host>)';
 const EITHER_ID: [string, string][] = [
   ['--process-id ID', 'take ID as a process id only'],
   ['--order-id ID', 'take ID as an orderId only (instead of the argument)'],
@@ -72,17 +74,17 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     example: 'sas processes --state Error --failed-step charge-payment',
   },
   resubmit: {
-    usage: ['sas resubmit <processId|orderId> [--by NAME] [--reason TEXT] [--timeout-ms N]'],
+    usage: ['sas resubmit <processId|orderId> [--reason TEXT] [--timeout-ms N]'],
     summary: 'Restart a process in Error from its failed step; prints which process matched and the scheduler\'s answer.',
-    options: [...EITHER_ID, BY, ['--reason TEXT', 'why, recorded in the history'], ['--timeout-ms N', 'how long to wait for a scheduler\'s answer (default 30000)']],
-    env: `${STORE}; ${BUS}`,
+    options: [...EITHER_ID, ['--reason TEXT', 'why, recorded in the history'], ['--timeout-ms N', 'how long to wait for a scheduler\'s answer on the direct path (default 30000)']],
+    env: `${API}; direct: ${STORE}; ${BUS}`,
     example: "sas resubmit o-1001 --reason 'card processor is back'",
   },
   cancel: {
-    usage: ['sas cancel <processId|orderId> [--by NAME] [--reason TEXT] [--timeout-ms N]'],
+    usage: ['sas cancel <processId|orderId> [--reason TEXT] [--timeout-ms N]'],
     summary: 'Stop an unfinished process and undo what it did; prints which process matched and the scheduler\'s answer.',
-    options: [...EITHER_ID, BY, ['--reason TEXT', 'why, recorded in the history'], ['--timeout-ms N', 'how long to wait for a scheduler\'s answer (default 30000)']],
-    env: `${STORE}; ${BUS}`,
+    options: [...EITHER_ID, ['--reason TEXT', 'why, recorded in the history'], ['--timeout-ms N', 'how long to wait for a scheduler\'s answer on the direct path (default 30000)']],
+    env: `${API}; direct: ${STORE}; ${BUS}`,
     example: "sas cancel o-1001 --reason 'customer withdrew'",
   },
   bulk: {
@@ -98,23 +100,22 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       ['--id ID', 'makes the request idempotent: sending it again returns the same operation'],
       ['--dry-run', 'count what the filter selects now, start nothing'],
       ['--no-wait', 'return once the operation is created'],
-      BY,
     ],
-    env: STORE,
+    env: `${API}; direct, and show and list: ${STORE}`,
     example: "sas bulk resubmit --state Error --failed-step charge-payment --reason 'PSP fixed' --dry-run",
   },
   pause: {
-    usage: ['sas pause <agent> --reason TEXT [--by NAME]'],
+    usage: ['sas pause <agent> --reason TEXT'],
     summary: 'Hold new dispatches to a remote service (an outage, maintenance); schedulers see it within PAUSE_CACHE_MS.',
-    options: [['--reason TEXT', 'why (required), recorded with your name'], BY],
-    env: `${STORE}; WORKFLOWS_FILE (to know the agents of your workflows)`,
+    options: [['--reason TEXT', 'why (required), recorded with your name']],
+    env: `${API}; direct: ${STORE}; WORKFLOWS_FILE (to know the agents of your workflows)`,
     example: "sas pause payment --reason 'PSP maintenance until 14:00'",
   },
   resume: {
-    usage: ['sas resume <agent> [--reason TEXT] [--by NAME]'],
+    usage: ['sas resume <agent> [--reason TEXT]'],
     summary: 'Release a paused agent\'s held work, at the schedulers\' bounded rate.',
-    options: [['--reason TEXT', 'why, recorded with your name'], BY],
-    env: `${STORE}; WORKFLOWS_FILE`,
+    options: [['--reason TEXT', 'why, recorded with your name']],
+    env: `${API}; direct: ${STORE}; WORKFLOWS_FILE`,
     example: 'sas resume payment',
   },
   agents: {

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /* eslint-disable no-console -- this is the command line's entry point: its output is the interface */
+import { hostname, userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { BULK_USAGE, runBulkCommand } from './bulk-command';
 import { AGENT_PAUSE_USAGE, runAgentPauseCommand } from './agent-pause-command';
@@ -9,6 +10,7 @@ import { COMMAND_HELP, renderCommandHelp } from './command-help';
 import { runDemo } from './demo/run-demo';
 import { JOBS_USAGE, runJobsCommand } from './jobs-command';
 import { runOperatorCommand } from './operator-command';
+import { chooseOperatorPath, type OperatorPath } from './operator-path';
 import { runProcessesCommand } from './processes-command';
 import { showProcess } from './show-process';
 import { submitOrder } from './submit-order';
@@ -28,14 +30,16 @@ ${ROLE_USAGE}
   status <processId|orderId>         show a process and its history (says which id matched)
   processes [--state S[,S]] [--workflow W] [--failed-step STEP] [--limit N] ...
                                      count processes by state, workflow and step; list the latest
-  resubmit <processId|orderId> [--by NAME] [--reason TEXT]  restart an Error process from its failed step
-  cancel <processId|orderId> [--by NAME] [--reason TEXT]    stop an unfinished process and undo what it did
+  resubmit <processId|orderId> [--reason TEXT]  restart an Error process from its failed step
+  cancel <processId|orderId> [--reason TEXT]    stop an unfinished process and undo what it did
 ${BULK_USAGE}
 ${AGENT_PAUSE_USAGE}
 ${JOBS_USAGE}
 ${WORKFLOWS_USAGE}
 
 Commands other than demo and workflows check (without --live) use REDIS_URL, MONGO_URL, MONGO_DB and QUEUE_PREFIX (as the services do).
+With SAS_DASHBOARD_URL and SAS_DASHBOARD_TOKEN set, resubmit, cancel, bulk resubmit|cancel, pause and resume go through
+the dashboard's API instead, audited under the token's principal; without them they write directly, audited as cli:<user>@<host>.
 sas <command> --help describes a command, its options and an example.`;
 
 async function main(argv: string[]): Promise<number> {
@@ -55,7 +59,8 @@ async function main(argv: string[]): Promise<number> {
       workflow: { type: 'string' },
       payload: { type: 'string', default: '{}' },
       'reply-to': { type: 'string' },
-      by: { type: 'string', default: process.env['USER'] ?? 'operator' },
+      // No default: operator writes refuse a typed --by (see chooseOperatorPath); jobs defaults it below.
+      by: { type: 'string' },
       reason: { type: 'string' },
       file: { type: 'string' },
       requestor: { type: 'string' },
@@ -127,21 +132,24 @@ async function main(argv: string[]): Promise<number> {
       const [id, only] = processTarget(command, target, values['process-id'], values['order-id']);
       const timeoutMs = values['timeout-ms'] === undefined ? undefined : Number(values['timeout-ms']);
       if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new Error(`--timeout-ms must be a positive number of milliseconds (got '${values['timeout-ms']}')`);
-      return runOperatorCommand(env, command, id, { by: values.by, reason: values.reason, only, timeoutMs }, (l) => console.log(l));
+      return runOperatorCommand(env, command, id, { path: operatorPath(values.by), reason: values.reason, only, timeoutMs }, (l) => console.log(l));
     }
     case 'bulk': {
       const id = target === 'show' ? positionals[2] : values.id;
-      const args = { action: target, id, state: values.state, workflow: values.workflow, failedStep: values['failed-step'], timeField: values['time-field'], since: values.since, until: values.until, text: values.text, reason: values.reason, by: values.by, dryRun: values['dry-run'], noWait: values['no-wait'] };
+      const writes = target === 'resubmit' || target === 'cancel';
+      const path: OperatorPath = writes ? operatorPath(values.by) : { kind: 'direct', principal: '' };
+      const args = { action: target, id, state: values.state, workflow: values.workflow, failedStep: values['failed-step'], timeField: values['time-field'], since: values.since, until: values.until, text: values.text, reason: values.reason, path, dryRun: values['dry-run'], noWait: values['no-wait'] };
       return runBulkCommand(env, args, (l) => console.log(l));
     }
     case 'jobs': {
-      const args = { action: target, key: positionals[2], file: values.file, requestor: values.requestor, all: values.all, by: values.by };
+      const args = { action: target, key: positionals[2], file: values.file, requestor: values.requestor, all: values.all, by: values.by ?? process.env['USER'] ?? 'operator' };
       return runJobsCommand(env, args, (l) => console.log(l));
     }
     case 'pause':
     case 'resume':
     case 'agents': {
-      const args = { action: command, agent: target, reason: values.reason, by: values.by } as const;
+      const path: OperatorPath = command === 'agents' ? { kind: 'direct', principal: '' } : operatorPath(values.by);
+      const args = { action: command, agent: target, reason: values.reason, path } as const;
       return runAgentPauseCommand({ ...env, workflowsFile: process.env['WORKFLOWS_FILE'] }, args, (l) => console.log(l));
     }
     case 'workflows':
@@ -159,6 +167,20 @@ function processTarget(command: string, positional: string | undefined, processI
   if (processId !== undefined) return [processId, 'processId'];
   if (orderId !== undefined) return [orderId, 'orderId'];
   return [positional as string, undefined];
+}
+
+/** Where an operator write goes: the dashboard's API or straight to Redis/MongoDB, by the environment. */
+function operatorPath(by: string | undefined): OperatorPath {
+  return chooseOperatorPath(process.env, by, { user: osUser(), host: hostname() });
+}
+
+/** The OS user name; a container's uid without a passwd entry has none, so its uid stands in. */
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return `uid-${process.getuid?.() ?? 'unknown'}`;
+  }
 }
 
 /** The --payload option as JSON; whether it is a valid order payload is the client's check. */

@@ -1,35 +1,48 @@
 import { SasClient } from '@sas/client';
-import type { OperatorCommandResult } from '@sas/contracts';
+import type { OperatorCommandResult, ProcessDocument } from '@sas/contracts';
 import { MongoProcessStore, connectStore } from '@sas/store';
 import type { CliEnv } from './cli-env';
-import { resolveProcess, type ProcessIdKind } from './resolve-process';
+import { recordCliAudit } from './cli-audit';
+import { DashboardApi, explainApiRefusal } from './dashboard-api';
+import type { OperatorPath } from './operator-path';
+import { resolveProcess, type ProcessIdKind, type ProcessLookup } from './resolve-process';
 
 /** Options of {@link runOperatorCommand}. */
 export interface OperatorCommandArgs {
-  /** Who asks; goes into the process history. */
-  by: string;
+  /** Where the write goes, and who it names (see {@link OperatorPath}). */
+  path: OperatorPath;
   reason?: string | undefined;
   /** Take the target as a process id only, or as an orderId only; both when absent. */
   only?: ProcessIdKind | undefined;
-  /** How long to wait for a scheduler's answer. @default 30000 */
+  /** How long to wait for a scheduler's answer (direct path; the dashboard waits on its own). @default 30000 */
   timeoutMs?: number | undefined;
 }
 
 /**
- * `sas resubmit|cancel <processId|orderId>`: finds the process in MongoDB (by process id or
- * orderId, see {@link resolveProcess}), says which matched, then sends the command to the
- * schedulers by its process id and prints their answer. Returns the exit code: 0 done, 1 refused
- * or not found.
+ * `sas resubmit|cancel <processId|orderId>`: finds the process (by process id or orderId, see
+ * {@link resolveProcess}), says which matched, then sends the command by its process id and prints
+ * the answer. On the API path the dashboard sends it and audits it under the token's principal; on
+ * the direct path the CLI sends it with `@sas/client` and audits it itself. Returns the exit code:
+ * 0 done, 1 refused or not found.
  *
- * @throws NoAnswerError when no scheduler answers in time.
+ * @throws NoAnswerError when no scheduler answers in time (direct path; recorded as failed first).
  */
-export async function runOperatorCommand(
-  env: CliEnv,
-  command: 'resubmit' | 'cancel',
-  target: string,
-  args: OperatorCommandArgs,
-  out: (line: string) => void,
-): Promise<number> {
+export async function runOperatorCommand(env: CliEnv, command: 'resubmit' | 'cancel', target: string, args: OperatorCommandArgs, out: (line: string) => void): Promise<number> {
+  if (args.path.kind === 'api') return viaApi(new DashboardApi(args.path.baseUrl, args.path.token), command, target, args, out);
+  const principal = args.path.principal;
+  const audit = async (outcome: 'ok' | 'refused' | 'failed', exitCode: number, doc: ProcessDocument | undefined, detail: string | undefined): Promise<void> => {
+    const warning = await recordCliAudit(env, {
+      action: `process.${command}`,
+      principal,
+      command,
+      target: `process ${doc?._id ?? target}`,
+      orderId: doc?.orderId,
+      outcome,
+      exitCode,
+      detail: detail ?? args.reason,
+    });
+    if (warning) out(warning);
+  };
   const connection = await connectStore(env.mongoUrl, env.mongoDb);
   let resolved;
   try {
@@ -39,12 +52,55 @@ export async function runOperatorCommand(
   }
   if (!resolved.found) {
     out(`refused: ${resolved.message}`);
+    await audit('refused', 1, undefined, resolved.message);
     return 1;
   }
   out(resolved.line);
-  const result = await sendOperatorCommand(env, command, resolved.doc._id, args.by, args.reason, args.timeoutMs);
+  let result: OperatorCommandResult;
+  try {
+    result = await sendOperatorCommand(env, command, resolved.doc._id, principal, args.reason, args.timeoutMs);
+  } catch (e) {
+    await audit('failed', 1, resolved.doc, e instanceof Error ? e.message : String(e));
+    throw e;
+  }
   out(`${result.ok ? 'done' : 'refused'}: ${result.message}`);
+  await audit(result.ok ? 'ok' : 'refused', result.ok ? 0 : 1, resolved.doc, result.ok ? undefined : result.message);
   return result.ok ? 0 : 1;
+}
+
+/**
+ * The API path: resolves the target with the API's reads (so an id that is one process's id and
+ * another's orderId is refused as on the direct path), then posts the command by process id.
+ */
+async function viaApi(api: DashboardApi, command: 'resubmit' | 'cancel', target: string, args: OperatorCommandArgs, out: (line: string) => void): Promise<number> {
+  const refusal = (answer: { status: number; body: Record<string, unknown> }): Error => new Error(`the dashboard refused the lookup: ${explainApiRefusal(answer, api.baseUrl)}`);
+  const lookup: ProcessLookup = {
+    async get(id) {
+      const answer = await api.send('GET', `/api/processes/${encodeURIComponent(id)}`);
+      if (answer.status === 404) return null;
+      if (answer.status !== 200) throw refusal(answer);
+      // The route also answers for an orderId; only an exact process id is a match by id.
+      return answer.body['_id'] === id ? (answer.body as unknown as ProcessDocument) : null;
+    },
+    async getByOrderId(orderId) {
+      const answer = await api.send('GET', `/api/processes?orderId=${encodeURIComponent(orderId)}&limit=1`);
+      if (answer.status !== 200) throw refusal(answer);
+      return ((answer.body['processes'] as ProcessDocument[] | undefined) ?? [])[0] ?? null;
+    },
+  };
+  const resolved = await resolveProcess(lookup, target, `the dashboard at ${api.baseUrl}`, args.only);
+  if (!resolved.found) {
+    out(`refused: ${resolved.message}`);
+    return 1;
+  }
+  out(resolved.line);
+  const answer = await api.send('POST', `/api/processes/${encodeURIComponent(resolved.doc._id)}/${command}`, args.reason ? { reason: args.reason } : {});
+  if (answer.status === 200) {
+    out(`done: ${String(answer.body['message'])}`);
+    return 0;
+  }
+  out(`refused: ${explainApiRefusal(answer, api.baseUrl)}`);
+  return 1;
 }
 
 /**
@@ -52,14 +108,7 @@ export async function runOperatorCommand(
  * on a private reply queue. Resolves with the result; rejects with a `NoAnswerError` when no
  * scheduler answers in time.
  */
-async function sendOperatorCommand(
-  env: CliEnv,
-  command: 'resubmit' | 'cancel',
-  processId: string,
-  by: string,
-  reason?: string,
-  timeoutMs = 30_000,
-): Promise<OperatorCommandResult> {
+async function sendOperatorCommand(env: CliEnv, command: 'resubmit' | 'cancel', processId: string, by: string, reason?: string, timeoutMs = 30_000): Promise<OperatorCommandResult> {
   const client = new SasClient({ redisUrl: env.redisUrl, prefix: env.prefix });
   try {
     const options = { by, timeoutMs, ...(reason ? { reason } : {}) };
