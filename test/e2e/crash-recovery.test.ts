@@ -45,17 +45,24 @@ describe.each(REDIS_TOPOLOGIES)('when processes of the system crash (kill -9) (%
   }
 
   it('recovers a step whose agent was killed mid-call and completes every order', async () => {
-    await fx.setFaults('payment', { latencyMs: 400 });
+    // The remote applies each charge at once but holds its answer, so the charges that arrived are
+    // still in flight when the agents die, however slowly this machine gets to the kill (with a
+    // mere latency, a loaded machine could let every charge be answered first: nothing to recover).
+    await fx.setFaults('payment', { holdOperations: ['charge'] });
     const ids = newIds(12, 'agent-crash');
     await fx.submit(ids.map((id) => fx.order(id, { workflow: 'fast-fulfilment' })));
     await fx.stack.waitFor(
-      async () => (await fx.processes({ orderId: { $in: ids }, 'steps.1.state': 'Running' })).length > 0,
-      { timeoutMs: 20_000, description: 'a payment step in flight' },
+      async () => (await plainArrivals(fx, ids)).some((a) => a.service === 'payment' && a.operation === 'charge' && a.answeredAt === undefined),
+      { timeoutMs: 20_000, description: 'a charge held at the remote, its agent waiting for the answer' },
     );
     // Kill every payment agent, so the steps they hold can only finish through recovery: their jobs
     // stay locked to the dead agents (15 s) far past the steps' complete-by (1.5 s).
     const victims = fx.system.byRole('agent-payment').filter((p) => p.running);
     await Promise.all(victims.map((v) => v.kill('SIGKILL')));
+    // From now on charges are answered at once (a replay under the same key gives the effect already
+    // applied); the held answers go to callers that are gone.
+    await fx.setFaults('payment', {});
+    await fx.remote('/admin/release/payment', { method: 'POST' });
     // The replacements start meanwhile: on a loaded machine a start takes seconds, longer than the
     // two complete-bys the recovered steps have left before their threshold.
     const replacements = Promise.all([fx.system.spawn('agent-payment'), fx.system.spawn('agent-payment')]);
