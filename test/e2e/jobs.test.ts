@@ -134,6 +134,10 @@ describe('persistent job scheduling (real processes, private Redis)', () => {
     const canceled = sas(['jobs', 'cancel', 'every-second', '--by', 'test-operator']);
     expect(canceled.out).toMatch(/canceled job every-second; removed after /);
     expect(canceled.code).toBe(0);
+    // The CLI's writes are audited under its own principal; the typed name is what the job's history got.
+    const audited = await fx.db.collection('audit_log').findOne({ action: 'job.cancel', target: 'job every-second' });
+    expect(audited).toMatchObject({ principal: expect.stringMatching(/^cli:.+@.+$/), address: 'local', route: 'cli sas jobs cancel', outcome: 'ok' });
+    expect(audited?.['detail']).toBe("recorded in the job's history as by 'test-operator'");
     const cancelEntry = await fx.stack.waitFor(async () => {
       const current = await currentStatus('every-second');
       return current?.executionStatus === 'CANCELED' ? current : null;

@@ -14,7 +14,7 @@ export interface CommandHelp {
 
 const STORE = 'MONGO_URL, MONGO_DB (the services\' values)';
 const BUS = 'REDIS_URL, QUEUE_PREFIX (the services\' values)';
-const BY: [string, string] = ['--by NAME', 'who asks, recorded in the history (default: $USER)'];
+const BY: [string, string] = ['--by NAME', "who asks, recorded in the job's history (default: cli:<user>@<host>); create and cancel are audited as cli:<user>@<host>"];
 /** How an operator write finds the dashboard's API (see docs/cli.md, "Two ways to write"). */
 const API = 'SAS_DASHBOARD_URL and SAS_DASHBOARD_TOKEN (both: through the dashboard\'s API, audited under the token\'s principal; neither: direct, audited as cli:<user>@<host>)';
 const EITHER_ID: [string, string][] = [

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { JobSpecificationService, MongoJobStore, ensureJobIndexes } from '@sas/jobs';
 import { systemClock } from '@sas/runtime';
 import { connectStore } from '@sas/store';
+import { recordCliAudit } from './cli-audit';
 import type { CliEnv } from './cli-env';
 import { renderJobDetails, renderJobLine } from './jobs-render';
 
@@ -12,7 +13,10 @@ export interface JobsCommandArgs {
   file: string | undefined;
   requestor: string | undefined;
   all: boolean;
+  /** The name the job's own history records (`--by`); the CLI's principal when not given. */
   by: string;
+  /** `cli:<user>@<host>`: whom the audit log names for a create or cancel. */
+  principal: string;
 }
 
 /** Usage of the `jobs` subcommand, part of the CLI's help. */
@@ -66,6 +70,8 @@ export async function runJobsCommand(env: CliEnv, args: JobsCommandArgs, out: (l
     switch (action) {
       case 'create': {
         const created = await jobs.create(spec, args.by);
+        const specKey = typeof spec === 'object' && spec !== null ? (spec as { jobSpecificationKey?: unknown }).jobSpecificationKey : undefined;
+        await audit(env, args, out, 'job.create', `job ${created.ok ? created.job.jobSpecificationKey : String(specKey ?? '?')}`, created.ok ? undefined : created.message);
         if (!created.ok) return refuse(out, created.message);
         out(`created job ${created.job.jobSpecificationKey} (${created.job._id}): SCHEDULED, first fire ${created.job.nextFireTime?.toISOString() ?? '-'}`);
         return 0;
@@ -84,6 +90,7 @@ export async function runJobsCommand(env: CliEnv, args: JobsCommandArgs, out: (l
       }
       case 'cancel': {
         const canceled = await jobs.cancel(key ?? '', args.by);
+        await audit(env, args, out, 'job.cancel', `job ${key ?? ''}`, canceled.ok ? undefined : canceled.message);
         if (!canceled.ok) return refuse(out, canceled.message);
         out(`canceled job ${canceled.job.jobSpecificationKey}; removed after ${canceled.job.deleteTime?.toISOString() ?? '-'}`);
         return 0;
@@ -92,6 +99,25 @@ export async function runJobsCommand(env: CliEnv, args: JobsCommandArgs, out: (l
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * Records a create or cancel in the audit log, as the other direct-path writes do: under the CLI's
+ * self-reported principal, with the name the job's history got when `--by` gave another one.
+ */
+async function audit(env: CliEnv, args: JobsCommandArgs, out: (line: string) => void, action: string, target: string, refusal: string | undefined): Promise<void> {
+  const named = args.by === args.principal ? undefined : `recorded in the job's history as by '${args.by}'`;
+  const detail = [refusal, named].filter((d) => d !== undefined).join('; ');
+  const warning = await recordCliAudit(env, {
+    action,
+    principal: args.principal,
+    command: `jobs ${args.action ?? ''}`,
+    target,
+    outcome: refusal === undefined ? 'ok' : 'refused',
+    exitCode: refusal === undefined ? 0 : 1,
+    ...(detail ? { detail } : {}),
+  });
+  if (warning) out(warning);
 }
 
 function refuse(out: (line: string) => void, message: string): number {

@@ -10,7 +10,7 @@ import { COMMAND_HELP, renderCommandHelp } from './command-help';
 import { runDemo } from './demo/run-demo';
 import { JOBS_USAGE, runJobsCommand } from './jobs-command';
 import { runOperatorCommand } from './operator-command';
-import { chooseOperatorPath, type OperatorPath } from './operator-path';
+import { chooseOperatorPath, cliPrincipal, type OperatorPath } from './operator-path';
 import { runProcessesCommand } from './processes-command';
 import { showProcess } from './show-process';
 import { submitOrder } from './submit-order';
@@ -142,7 +142,8 @@ async function main(argv: string[]): Promise<number> {
       return runBulkCommand(env, args, (l) => console.log(l));
     }
     case 'jobs': {
-      const args = { action: target, key: positionals[2], file: values.file, requestor: values.requestor, all: values.all, by: values.by ?? process.env['USER'] ?? 'operator' };
+      const principal = cliPrincipal({ user: osUser(), host: hostname() });
+      const args = { action: target, key: positionals[2], file: values.file, requestor: values.requestor, all: values.all, by: values.by ?? principal, principal };
       return runJobsCommand(env, args, (l) => console.log(l));
     }
     case 'pause':
