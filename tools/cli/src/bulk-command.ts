@@ -6,19 +6,13 @@ import { connectStore } from '@sas/store';
 import type { CliEnv } from './cli-env';
 import { recordCliAudit } from './cli-audit';
 import { DashboardApi, explainApiRefusal } from './dashboard-api';
+import { type FilterOptions, rawFilter } from './filter-options';
 import type { OperatorPath } from './operator-path';
 
 /** Arguments of `sas bulk <action>`, as parsed from the command line. */
-export interface BulkCommandArgs {
+export interface BulkCommandArgs extends FilterOptions {
   action: string | undefined;
   id: string | undefined;
-  state: string | undefined;
-  workflow: string | undefined;
-  failedStep: string | undefined;
-  timeField: string | undefined;
-  since: string | undefined;
-  until: string | undefined;
-  text: string | undefined;
   reason: string | undefined;
   /** Where a resubmit or cancel goes, and who it names (see {@link OperatorPath}); show and list read MongoDB. */
   path: OperatorPath;
@@ -37,13 +31,7 @@ export const BULK_USAGE = `  bulk resubmit|cancel --state S[,S] --reason TEXT [-
 
 /** The request the options describe; throws with what to fix when they are wrong. */
 export function bulkRequestFromArgs(args: BulkCommandArgs): BulkOperationRequest {
-  const filter: Record<string, unknown> = { state: args.state };
-  if (args.workflow !== undefined) filter['workflow'] = args.workflow;
-  if (args.failedStep !== undefined) filter['failedStep'] = args.failedStep;
-  if (args.timeField !== undefined) filter['timeField'] = args.timeField;
-  if (args.since !== undefined) filter['since'] = args.since;
-  if (args.until !== undefined) filter['until'] = args.until;
-  if (args.text !== undefined) filter['text'] = args.text;
+  const filter = rawFilter(args, args.state);
   const parsed = BulkOperationRequest.safeParse({ command: args.action, filter, reason: args.reason, ...(args.id !== undefined ? { id: args.id } : {}), ...(args.dryRun ? { dryRun: true } : {}) });
   // The schema's messages name the field and say what to give: the options carry the same names.
   if (!parsed.success) throw new Error(`bulk ${args.action}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);

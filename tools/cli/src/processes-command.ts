@@ -2,17 +2,11 @@ import { bulkFilterQuery, matchesBulkFilter } from '@sas/bulk';
 import { BulkFilter, ProcessState, type ProcessDocument } from '@sas/contracts';
 import { CollectionNames, connectStore } from '@sas/store';
 import type { CliEnv } from './cli-env';
+import { type FilterOptions, rawFilter } from './filter-options';
 import { ProcessTally, renderCounts, renderProcessLine, type ListedProcess } from './process-tally';
 
 /** Arguments of `sas processes`, as parsed from the command line. */
-export interface ProcessesArgs {
-  state: string | undefined;
-  workflow: string | undefined;
-  failedStep: string | undefined;
-  timeField: string | undefined;
-  since: string | undefined;
-  until: string | undefined;
-  text: string | undefined;
+export interface ProcessesArgs extends FilterOptions {
   limit: string | undefined;
 }
 
@@ -36,14 +30,7 @@ export function processesFilterFromArgs(args: ProcessesArgs): { filter: BulkFilt
   if (!Number.isInteger(limit) || limit < 0 || limit > 10_000) {
     throw new Error(`processes: --limit must be a whole number from 0 to 10000 (got '${args.limit}'); 0 prints the counts only`);
   }
-  const raw: Record<string, unknown> = { state: args.state ?? [...ProcessState.options] };
-  if (args.workflow !== undefined) raw['workflow'] = args.workflow;
-  if (args.failedStep !== undefined) raw['failedStep'] = args.failedStep;
-  if (args.timeField !== undefined) raw['timeField'] = args.timeField;
-  if (args.since !== undefined) raw['since'] = args.since;
-  if (args.until !== undefined) raw['until'] = args.until;
-  if (args.text !== undefined) raw['text'] = args.text;
-  const parsed = BulkFilter.safeParse(raw);
+  const parsed = BulkFilter.safeParse(rawFilter(args, args.state ?? [...ProcessState.options]));
   if (!parsed.success) throw new Error(`processes: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
   return { filter: parsed.data, limit };
 }
