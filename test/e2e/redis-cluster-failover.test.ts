@@ -71,13 +71,15 @@ describe('when a Redis Cluster master is killed (kill -9) mid-run and its replic
       expect(fx.statusesOf(id).filter((s) => s === 'StepCompleted')).toHaveLength(3);
     }
 
-    // Not vacuous: the failover reached the services. Sends met the dead master and failed, and the
-    // supervisor's sweep delivered again outboxes they left behind (a counted retry).
+    // Not vacuous: the failover reached the services. Sends met the dead master and failed, or the
+    // supervisor's sweep delivered again outboxes they left behind (a counted retry). Which of the two
+    // a run shows depends on where the kill lands (each alone was absent in some quiet runs); a run
+    // with neither proved nothing and fails.
     const failed = failedSends(fx.system.all.flatMap((p) => [...p.lines]));
-    expect(failed.length).toBeGreaterThan(0);
     const supervisor = fx.system.byRole('supervisor')[0]!;
     const probePort = supervisor.lines.find((l) => l.json?.['probePort'] !== undefined)?.json?.['probePort'];
     const metrics = await scrapeMetrics(`http://127.0.0.1:${String(probePort)}/metrics`);
-    expect(metrics.total('sas_supervisor_outboxes_delivered_total')).toBeGreaterThan(0);
+    const redelivered = metrics.total('sas_supervisor_outboxes_delivered_total');
+    expect({ failedSends: failed.length, redelivered, metTheFailover: failed.length > 0 || redelivered > 0 }).toMatchObject({ metTheFailover: true });
   }, 240_000);
 });
