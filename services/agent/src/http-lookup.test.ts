@@ -14,6 +14,7 @@ import { keepAliveFetch, type HttpFetch } from './keep-alive-fetch';
 class KeylessFlights {
   readonly bookings: { id: number; ref: string; seat: string }[] = [];
   readonly requests: string[] = [];
+  readonly traceparents: (string | string[] | undefined)[] = [];
   loseNextReply = false;
   lookupStatus: number | undefined;
   private readonly server: Server;
@@ -24,6 +25,7 @@ class KeylessFlights {
       req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
       req.on('end', () => {
         this.requests.push(`${req.method} ${req.url}`);
+        this.traceparents.push(req.headers['traceparent']);
         const url = new URL(req.url ?? '/', 'http://flights.invalid');
         const send = (status: number, body: unknown): void => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
         if (req.method === 'GET' && url.pathname === '/flights') {
@@ -126,6 +128,12 @@ describe.each([
     const result = await createHttpRemoteCall(booking({ lookup }), { env, fetch })(call());
     expect(result).toEqual({ id: 1, ref: 'p-1/book-flight/forward', seat: '1A' });
     expect(flights.requests).toEqual(['GET /flights?ref=p-1%2Fbook-flight%2Fforward', 'POST /flights']);
+  });
+
+  it('sends the order\'s trace context on the lookup as on the call, when the agent traces', async () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    await createHttpRemoteCall(booking({ lookup }), { env, fetch })(call({ traceparent }));
+    expect(flights.traceparents).toEqual([traceparent, traceparent]);
   });
 
   it('reads a found record by the lookup\'s own resultPath and resultFields when it names either (an absent resultPath: the whole record)', async () => {

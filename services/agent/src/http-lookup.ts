@@ -20,9 +20,11 @@ export interface LookupRequest {
  * @throws MissingReferenceError when a reference has no value (the caller makes it permanent:
  *   the lookup is filled before every try's call, so no call was ever made for this request).
  */
-export function lookupRequestOf(lookup: LookupMapping, scope: TemplateScope): LookupRequest {
+export function lookupRequestOf(lookup: LookupMapping, scope: TemplateScope, traceparent?: string): LookupRequest {
   const headers: Record<string, string> = {};
   for (const [name, template] of Object.entries(lookup.headers)) headers[name] = fillString(template, scope);
+  // As on the call: the remote's span of the lookup joins the order's trace.
+  if (traceparent !== undefined) headers['traceparent'] = traceparent;
   const body = lookup.body === null ? undefined : JSON.stringify(fillJson(lookup.body, scope));
   if (body !== undefined) headers['content-type'] ??= 'application/json';
   return {

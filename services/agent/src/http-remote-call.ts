@@ -145,7 +145,7 @@ function httpRequestOf(
       url: fillString(mapping.url, scope, encodeURIComponent),
       // Following 301/302/303 would re-send the call as a GET and report what that GET answered.
       init: { method: mapping.method, headers, ...(body !== undefined && { body }), redirect: 'manual' },
-      ...(mapping.lookup !== undefined && { lookup: lookupRequestOf(mapping.lookup, scope) }),
+      ...(mapping.lookup !== undefined && { lookup: lookupRequestOf(mapping.lookup, scope, call.traceparent) }),
     };
   } catch (e) {
     if (e instanceof MissingReferenceError) {
