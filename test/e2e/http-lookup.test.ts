@@ -56,36 +56,45 @@ describe('when the HTTP agent of a remote that ignores idempotency keys is kille
 
   /**
    * Runs `ids` through steady-fulfilment (complete-by 6 s) with a payment agent using `mapping`,
-   * killed once every charge was applied and held at the remote; a replacement with the same
-   * mapping finishes the orders. Returns the ledger of the orders and the replacement.
+   * killed once every order's `held` call (`charge`, or `refund` when shipping refuses the orders)
+   * was applied and its answer held at the remote; a replacement with the same mapping finishes the
+   * orders, to `state`. Returns the ledger of the orders and the replacement.
    */
-  async function killPaymentAgentMidCharge(ids: readonly string[], mapping: string): Promise<{ ledger: LedgerEffect[]; replacement: ServiceProcess }> {
-    // Charges are applied at once and their answers held, so they are in flight at the kill however
+  async function killPaymentAgentMid(
+    held: 'charge' | 'refund',
+    ids: readonly string[],
+    mapping: string,
+    state: 'Processed' | 'Compensated',
+  ): Promise<{ ledger: LedgerEffect[]; replacement: ServiceProcess }> {
+    // The calls are applied at once and their answers held, so they are in flight at the kill however
     // slowly this machine gets there.
-    await fx.setFaults('payment', { holdOperations: ['charge'] });
+    await fx.setFaults('payment', { holdOperations: [held] });
     const victim = await fx.system.spawn('agent-payment', { AGENT_MAPPING_FILE: mapping });
     await fx.submit(ids.map((id) => fx.order(id, { workflow: 'steady-fulfilment' })));
     await fx.stack.waitFor(
       async () => {
-        const charged = new Set((await fx.ledger()).filter((e) => kindOf(e) === 'payment.charge').map((e) => e.orderId));
-        return ids.every((id) => charged.has(id));
+        const applied = new Set((await fx.ledger()).filter((e) => kindOf(e) === `payment.${held}`).map((e) => e.orderId));
+        return ids.every((id) => applied.has(id));
       },
-      { timeoutMs: 30_000, description: 'every order\'s charge to be applied, its answer held' },
+      { timeoutMs: 30_000, description: `every order's ${held} to be applied, its answer held` },
     );
     await victim.kill('SIGKILL');
     // The held answers go to a caller that is gone: the replies are lost.
     await fx.setFaults('payment', {});
     await fx.remote('/admin/release/payment', { method: 'POST' });
     const replacement = await fx.system.spawn('agent-payment', { AGENT_MAPPING_FILE: mapping });
-    await fx.waitForStates(ids, ['Processed'], 90_000);
+    await fx.waitForStates(ids, [state], 90_000);
     const ledger = (await fx.ledger()).filter((e) => ids.includes(e.orderId));
     await replacement.stop();
     return { ledger, replacement };
   }
 
+  const foundByLookup = (agent: ServiceProcess): number =>
+    agent.lines.filter((l) => l.json?.['msg'] === 'the lookup found the effect: its result is taken and no call is made').length;
+
   it('books orders twice without a lookup, every order Processed: the duplicates the lookup is for', async () => {
     const ids = newIds(10, 'no-lookup');
-    const { ledger } = await killPaymentAgentMidCharge(ids, withoutLookup);
+    const { ledger } = await killPaymentAgentMid('charge', ids, withoutLookup, 'Processed');
     const charges = ledger.filter((e) => kindOf(e) === 'payment.charge');
     const twice = ids.filter((id) => charges.filter((e) => e.orderId === id).length > 1);
     // This is the check the next test passes, failing here: the recovered charges were called again.
@@ -95,7 +104,7 @@ describe('when the HTTP agent of a remote that ignores idempotency keys is kille
 
   it('books every order once with the lookup: the recovered charge finds its effect, takes its result and makes no call', async () => {
     const ids = newIds(10, 'lookup');
-    const { ledger, replacement } = await killPaymentAgentMidCharge(ids, withLookup);
+    const { ledger, replacement } = await killPaymentAgentMid('charge', ids, withLookup, 'Processed');
     expect(repeatedEffects(ledger)).toEqual([]);
     for (const id of ids) {
       expect(ledger.filter((e) => e.orderId === id).map(kindOf).sort()).toEqual(['inventory.reserve', 'payment.charge', 'shipping.create']);
@@ -104,7 +113,21 @@ describe('when the HTTP agent of a remote that ignores idempotency keys is kille
     const docs = await fx.processes({ orderId: { $in: ids } });
     expect(resultsNotFromTheirEffect(docs, ledger)).toEqual([]);
     // Not vacuous: the replacement did find charges the killed agent had made.
-    const found = replacement.lines.filter((l) => l.json?.['msg'] === 'the lookup found the effect: its result is taken and no call is made');
-    expect(found.length).toBeGreaterThan(0);
+    expect(foundByLookup(replacement)).toBeGreaterThan(0);
+  });
+
+  it('refunds every compensated order once with the lookup: a recovered refund finds its own earlier effect by its own key', async () => {
+    const ids = newIds(6, 'undo-lookup');
+    await fx.setFaults('shipping', { permanentFailOrders: ids });
+    try {
+      const { ledger, replacement } = await killPaymentAgentMid('refund', ids, withLookup, 'Compensated');
+      expect(repeatedEffects(ledger)).toEqual([]);
+      for (const id of ids) {
+        expect(ledger.filter((e) => e.orderId === id).map(kindOf).sort()).toEqual(['inventory.release', 'inventory.reserve', 'payment.charge', 'payment.refund']);
+      }
+      expect(foundByLookup(replacement)).toBeGreaterThan(0);
+    } finally {
+      await fx.setFaults('shipping', {});
+    }
   });
 });
