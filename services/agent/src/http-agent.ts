@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { AgentDefinition, OperationHandler } from '@sas/agent';
 import { describeIssues } from '@sas/contracts';
 import { ConfigError, type Clock } from '@sas/runtime';
-import { HttpMapping, isReferenceIssue } from './http-mapping';
+import { HttpMapping, LookupMapping, isReferenceIssue } from './http-mapping';
 import { createHttpRemoteCall } from './http-remote-call';
 import type { HttpFetch } from './keep-alive-fetch';
 import { VALID_REFERENCES, referenceProblem, referencesAt, referencesIn } from './template';
@@ -61,8 +61,25 @@ export function httpAgent(
   const env: Record<string, string> = {};
   const missing: string[] = [];
   const invalid: string[] = [];
+  const badLookups: string[] = [];
   for (const [operation, m] of Object.entries(mapping.operations)) {
-    const fields = { url: m.url, body: m.body, ...Object.fromEntries(Object.entries(m.headers).map(([h, t]) => [`headers.${h}`, t])) };
+    const lookup = m.lookup;
+    const fields = {
+      url: m.url,
+      body: m.body,
+      ...Object.fromEntries(Object.entries(m.headers).map(([h, t]) => [`headers.${h}`, t])),
+      // The lookup's templates are filled from the same call, so they are held to the same checks.
+      ...(lookup && { 'lookup.url': lookup.url, 'lookup.body': lookup.body, 'lookup.key': lookup.key }),
+      ...(lookup && Object.fromEntries(Object.entries(lookup.headers).map(([h, t]) => [`lookup.headers.${h}`, t]))),
+    };
+    if (lookup) {
+      // A mapping built in code has not been through HttpMapping's parse: a "not found" status that
+      // could be a failure would turn a lost lookup into a second effect.
+      const parsed = LookupMapping.safeParse(lookup);
+      // References are reported below with the operation's own, so they are left out here.
+      const issues = parsed.success ? [] : parsed.error.issues.filter((i) => !isReferenceIssue(i));
+      badLookups.push(...issues.map((i) => `operations.${operation}.lookup.${i.path.join('.')}: ${i.message}`));
+    }
     for (const [field, template] of Object.entries(fields)) {
       // A mapping built in code has not been through HttpMapping's parse: check it here too.
       for (const { reference, at } of referencesAt(template)) {
@@ -77,6 +94,7 @@ export function httpAgent(
       }
     }
   }
+  if (badLookups.length) throw new ConfigError(`The HTTP mapping of agent '${name}' has lookups that are not valid:\n  ${badLookups.join('\n  ')}`, badLookups);
   if (invalid.length) {
     throw new ConfigError(`The HTTP mapping of agent '${name}' has references that can never resolve:\n  ${invalid.join('\n  ')}\nThe references a template may hold: ${VALID_REFERENCES}`, invalid);
   }

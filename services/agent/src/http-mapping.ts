@@ -30,6 +30,70 @@ export function isReferenceIssue(issue: z.ZodIssue): boolean {
 
 const HeaderName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'not a valid HTTP header name');
 
+/** A status that may mean "not found": a 4xx other than 408 and 429 (a timeout, a throttle). */
+function notFoundStatusProblem(pattern: StatusPattern): string | null {
+  const text = String(pattern);
+  const klass = typeof pattern === 'number' ? Math.floor(pattern / 100) : Number(text[0]);
+  if (klass !== 4) {
+    return `${text} cannot mean "not found": a 2xx carries the lookup's answer, and a 1xx, 3xx or 5xx says nothing about the effect. List 4xx statuses such as 404 or 410`;
+  }
+  if (pattern === 408 || pattern === 429 || pattern === '4xx') {
+    const says = pattern === '4xx' ? 'the class holds 408 and 429, which say' : 'it says';
+    return `${text} cannot mean "not found": ${says} the remote did not answer the question (a timeout, a throttle), and a lookup that fails must be retried, never taken as "not found". List 404 or 410`;
+  }
+  return null;
+}
+
+/**
+ * Asks the remote whether an operation's effect already exists, before a try (see
+ * {@link createHttpRemoteCall}): for a remote that ignores idempotency keys. Its answer is read by
+ * `readLookupAnswer`: found, not found, or can't tell (a transient failure, never "not found").
+ */
+export const LookupMapping = z
+  .object({
+    /** @default GET */
+    method: z.enum(['GET', 'POST']).default('GET'),
+    /** URL template, e.g. `{env.FLIGHTS_URL}/flights?ref={idempotencyKey}`. */
+    url: Template,
+    /** Header templates, as the operation's. @default {} */
+    headers: z.record(HeaderName, Template).default({}),
+    /** JSON body template of a `POST` lookup; `null` (the default) sends none. @default null */
+    body: JsonTemplate.default(null),
+    /**
+     * Statuses that mean "no such effect", e.g. `[404]` for `GET /bookings/{idempotencyKey}`. 4xx
+     * only, never 408 or 429: anything else the lookup answers, but a 2xx, is "can't tell".
+     * @default [404]
+     */
+    notFoundStatuses: z.array(Status).default([404]),
+    /** Dotted path, in a 2xx body, of the matching record or list of records; absent: the whole body. */
+    matchPath: z.string().min(1).optional(),
+    /**
+     * Dotted path, in a record, of the field that must equal `key`. Set it whenever the remote can
+     * answer a list: it is what tells a remote that filtered by the key from one that ignored the filter.
+     */
+    keyPath: z.string().min(1).optional(),
+    /** What `keyPath` must hold. @default "{idempotencyKey}" */
+    key: Template.default('{idempotencyKey}'),
+    /**
+     * Dotted path of the result in a found record; absent: the whole record. A lookup that sets
+     * neither this nor `resultFields` reads a found record as the operation reads a success body.
+     */
+    resultPath: z.string().min(1).optional(),
+    /** Fields copied into the result from a found record, as the operation's `resultFields`. @default {} */
+    resultFields: z.record(z.string().min(1), z.string().min(1)).optional(),
+  })
+  .strict()
+  .superRefine((lookup, ctx) => {
+    lookup.notFoundStatuses.forEach((pattern, i) => {
+      const problem = notFoundStatusProblem(pattern);
+      if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem, path: ['notFoundStatuses', i] });
+    });
+    if (lookup.method === 'GET' && lookup.body !== null) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'a GET lookup sends no body: remove body, or set method to POST', path: ['body'] });
+    }
+  });
+export type LookupMapping = z.infer<typeof LookupMapping>;
+
 /** How one operation becomes one HTTP call. */
 export const OperationMapping = z
   .object({
@@ -64,6 +128,12 @@ export const OperationMapping = z
      * `{ "effectId": "effectId" }`; each must be present in a success body.
      */
     resultFields: z.record(z.string().min(1), z.string().min(1)).default({}),
+    /**
+     * For a remote that ignores idempotency keys: asked before every try whether the effect
+     * already exists; when it does, the found record gives the step's result and no call is made.
+     * Absent: every try is a call, and the remote must honour the key.
+     */
+    lookup: LookupMapping.optional(),
   })
   .strict();
 export type OperationMapping = z.infer<typeof OperationMapping>;

@@ -1,10 +1,13 @@
 import { parseRetryAfter, type AgentCall, type OperationHandler } from '@sas/agent';
 import type { JsonObject } from '@sas/contracts';
 import { PermanentError, TransientError, systemClock, type Clock } from '@sas/runtime';
+import { askLookup, lookupRequestOf, type LookupRequest } from './http-lookup';
 import type { OperationMapping } from './http-mapping';
 import type { HttpAnswer, HttpFetch } from './keep-alive-fetch';
 import { classifyStatus } from './status-class';
-import { MissingReferenceError, fillJson, fillString, lookup, type TemplateScope } from './template';
+import { stepResultOf } from './step-result';
+import { MissingReferenceError, fillJson, fillString } from './template';
+import { templateScopeOf } from './template-scope';
 
 /** Options of {@link createHttpRemoteCall}. */
 export interface HttpRemoteCallOptions {
@@ -36,6 +39,11 @@ const unknownOutcome = (header: string): string =>
  * cannot be read or holds no object at `resultPath` is transient too: the remote applied
  * something, so the step must not be taken as failed (a failed step is never compensated) but
  * retried, and the retry replays the answer.
+ *
+ * With a `lookup`, every try first asks the remote whether the effect already exists (see
+ * `askLookup`): found, its record gives the result and no call is made; a lookup that cannot tell
+ * fails the try as transient. It is asked on the first try too: a killed agent leaves no trace, so
+ * a redelivery or a recovery arrives as a first try (decision 107).
  */
 export function createHttpRemoteCall(mapping: OperationMapping, options: HttpRemoteCallOptions = {}): OperationHandler<unknown> {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -48,7 +56,11 @@ export function createHttpRemoteCall(mapping: OperationMapping, options: HttpRem
   return async (request) => {
     const { signal } = request;
     const target = `${request.agent}/${request.operation}`;
-    const { url, init } = httpRequestOf(mapping, request, env, target);
+    const { url, init, lookup } = httpRequestOf(mapping, request, env, target);
+    if (lookup !== undefined) {
+      const found = await askLookup(mapping, lookup, request, { fetch: doFetch, timeoutMs });
+      if (found !== null) return found;
+    }
     const signals = timeoutMs > 0 ? [signal, AbortSignal.timeout(timeoutMs)] : [signal];
     const aborted = (): TransientError =>
       new TransientError(
@@ -109,28 +121,17 @@ export function createHttpRemoteCall(mapping: OperationMapping, options: HttpRem
   };
 }
 
-/** URL and request init of one call; the same on every try, so the remote can replay it. */
+/**
+ * URL and request init of one call, the same on every try so the remote can replay it, and its
+ * lookup's. Both are filled before anything is sent, so a reference either lacks sends nothing.
+ */
 function httpRequestOf(
   mapping: OperationMapping,
   call: AgentCall<unknown>,
   env: Readonly<Record<string, string>>,
   target: string,
-): { url: string; init: RequestInit } {
-  const scope: TemplateScope = {
-    agent: call.agent,
-    operation: call.operation,
-    orderId: call.orderId,
-    processId: call.processId,
-    step: call.step,
-    attempt: call.attempt,
-    try: call.tryNumber,
-    mode: call.mode,
-    idempotencyKey: call.idempotencyKey,
-    payload: call.payload,
-    results: call.results,
-    compensates: call.compensates,
-    env,
-  };
+): { url: string; init: RequestInit; lookup?: LookupRequest } {
+  const scope = templateScopeOf(call, env);
   try {
     const headers: Record<string, string> = {};
     for (const [name, template] of Object.entries(mapping.headers)) headers[name] = fillString(template, scope);
@@ -144,6 +145,7 @@ function httpRequestOf(
       url: fillString(mapping.url, scope, encodeURIComponent),
       // Following 301/302/303 would re-send the call as a GET and report what that GET answered.
       init: { method: mapping.method, headers, ...(body !== undefined && { body }), redirect: 'manual' },
+      ...(mapping.lookup !== undefined && { lookup: lookupRequestOf(mapping.lookup, scope, call.traceparent) }),
     };
   } catch (e) {
     if (e instanceof MissingReferenceError) {
@@ -164,23 +166,11 @@ function resultOf(mapping: OperationMapping, target: string, status: number, tex
   } catch {
     throw new TransientError(`${target} answered ${status} with a body that is not JSON: '${text.slice(0, 200)}'; ${unknown}`);
   }
-  const result = mapping.resultPath === undefined ? json : lookup(json, mapping.resultPath);
-  const missing: string[] = [];
-  if (!isObject(result)) missing.push(`${mapping.resultPath ?? '(the body)'}: not an object`);
-  const extras: JsonObject = {};
-  for (const [field, path] of Object.entries(mapping.resultFields)) {
-    const value = lookup(json, path);
-    if (value === undefined) missing.push(`${path}: missing`);
-    else extras[field] = value;
+  const extracted = stepResultOf(json, mapping);
+  if ('missing' in extracted) {
+    throw new TransientError(`${target} answered ${status} without its result (${extracted.missing.join('; ')}); ${unknown}`);
   }
-  if (missing.length || !isObject(result)) {
-    throw new TransientError(`${target} answered ${status} without its result (${missing.join('; ')}); ${unknown}`);
-  }
-  return { ...result, ...extras };
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+  return extracted.result;
 }
 
 /** The remote's `{ "error": "..." }`, or the start of whatever else it sent. */

@@ -29,6 +29,7 @@ export interface Effect {
 export interface EffectFilter {
   service?: RemoteServiceName;
   orderId?: string;
+  idempotencyKey?: string;
 }
 
 /**
@@ -61,16 +62,18 @@ export class EffectLedger {
    * naming a key keeps the tombstone).
    *
    * @throws Error when the key already has an effect: the caller must check {@link find} first,
-   * because recording twice is exactly the bug this ledger exists to expose.
+   * because recording twice is exactly the bug this ledger exists to expose. Only a remote that
+   * ignores keys (the `keyless` mode) records a repeat, with `repeat: true`; {@link find} keeps
+   * answering the first.
    */
-  record(effect: Effect): void {
+  record(effect: Effect, options: { repeat?: boolean } = {}): void {
     const key = keyOf(effect.service, effect.idempotencyKey);
-    if (this.byKey.has(key)) {
+    if (this.byKey.has(key) && options.repeat !== true) {
       throw new Error(
         `Effect ledger already holds ${effect.service} key '${effect.idempotencyKey}'; replay the stored effect instead of recording again`,
       );
     }
-    this.byKey.set(key, effect);
+    if (!this.byKey.has(key)) this.byKey.set(key, effect);
     if (effect.compensates !== undefined) {
       const forward = keyOf(effect.service, effect.compensates);
       if (!this.undoByForwardKey.has(forward)) this.undoByForwardKey.set(forward, effect);
@@ -78,12 +81,13 @@ export class EffectLedger {
     this.ordered.push(effect);
   }
 
-  /** Effects in the order applied, optionally narrowed to one service and/or order. */
+  /** Effects in the order applied, optionally narrowed to one service, order and/or idempotency key. */
   list(filter: EffectFilter = {}): Effect[] {
     return this.ordered.filter(
       (e) =>
         (filter.service === undefined || e.service === filter.service) &&
-        (filter.orderId === undefined || e.orderId === filter.orderId),
+        (filter.orderId === undefined || e.orderId === filter.orderId) &&
+        (filter.idempotencyKey === undefined || e.idempotencyKey === filter.idempotencyKey),
     );
   }
 

@@ -12,7 +12,8 @@ export const RemoteSimConfig = z.object({
   SEED: z.coerce.number().int().default(42),
   /**
    * `protective` refuses a forward call that arrives after its undo; `plain` applies it, so tests
-   * of the engine's guarantees see what the engine did (see RemoteSimMode).
+   * of the engine's guarantees see what the engine did; `keyless` also ignores idempotency keys,
+   * applying every repeat again (see RemoteSimMode).
    */
   REMOTE_SIM_MODE: RemoteSimMode.default('protective'),
   LOG_LEVEL: CommonConfig.LOG_LEVEL,

@@ -49,6 +49,7 @@ export type ReleaseListener = (service: RemoteServiceName) => number;
  * with 409 and no effect, so a forward call still queued or retrying when its step was canceled
  * can never overtake its undo. A forward call that took effect before its undo still replays.
  * That protection covers for the caller; in the `plain` mode there is none (see {@link RemoteSimMode}).
+ * In the `keyless` mode keys are not honoured at all: every call applies a new effect.
  *
  * Every call with a key and a valid body is also recorded as an {@link Arrival} (`GET /arrivals`),
  * whatever its outcome, so a test can check the order in which the caller sent its calls.
@@ -134,7 +135,8 @@ export class RemoteSim {
       return done('error503', errorAnswer(503, unavailable(service), {}, delayMs), orderId);
     }
 
-    const existing = this.effects.find(service, idempotencyKey);
+    // A keyless remote has no memory of keys: a repeat is applied again, a second effect.
+    const existing = this.mode === 'keyless' ? undefined : this.effects.find(service, idempotencyKey);
     if (existing !== undefined) {
       if (existing.operation !== operation || existing.orderId !== orderId) {
         const message =
@@ -288,7 +290,7 @@ export class RemoteSim {
       ...(compensates === undefined ? {} : { compensates }),
       ...(body.results === undefined ? {} : { inputs: structuredClone(body.results) }),
     };
-    this.effects.record(effect);
+    this.effects.record(effect, { repeat: this.mode === 'keyless' });
     return effect;
   }
 

@@ -87,10 +87,12 @@ function ledger(sim: RemoteSim, method: string, url: URL): SimResponse {
   if (method !== 'GET') return notAllowed(method, url.pathname, 'GET, DELETE');
   const service = url.searchParams.get('service') ?? undefined;
   const orderId = url.searchParams.get('orderId') ?? undefined;
+  // What a `keyless` remote's caller looks an effect up by (the HTTP agent's lookup).
+  const idempotencyKey = url.searchParams.get('idempotencyKey') ?? undefined;
   if (service !== undefined && !isRemoteService(service)) {
     return errorAnswer(400, `Unknown service '${service}' in the ledger filter; use one of: ${knownServices}`);
   }
-  return answer(200, { effects: sim.ledger({ service, orderId }) });
+  return answer(200, { effects: sim.ledger({ service, orderId, idempotencyKey }) });
 }
 
 function arrivals(sim: RemoteSim, method: string, url: URL): SimResponse {

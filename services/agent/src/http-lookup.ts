@@ -1,0 +1,99 @@
+import type { AgentCall } from '@sas/agent';
+import type { JsonObject } from '@sas/contracts';
+import { TransientError } from '@sas/runtime';
+import type { LookupMapping, OperationMapping } from './http-mapping';
+import type { HttpAnswer, HttpFetch } from './keep-alive-fetch';
+import { readLookupAnswer } from './lookup-answer';
+import { stepResultOf } from './step-result';
+import { fillJson, fillString, type TemplateScope } from './template';
+
+/** A lookup filled for one call: what to send, and the key a found record must hold. */
+export interface LookupRequest {
+  url: string;
+  init: RequestInit;
+  key: string;
+}
+
+/**
+ * Fills a lookup's templates from the call's scope.
+ *
+ * @throws MissingReferenceError when a reference has no value (the caller makes it permanent:
+ *   the lookup is filled before every try's call, so no call was ever made for this request).
+ */
+export function lookupRequestOf(lookup: LookupMapping, scope: TemplateScope, traceparent?: string): LookupRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, template] of Object.entries(lookup.headers)) headers[name] = fillString(template, scope);
+  // As on the call: the remote's span of the lookup joins the order's trace.
+  if (traceparent !== undefined) headers['traceparent'] = traceparent;
+  const body = lookup.body === null ? undefined : JSON.stringify(fillJson(lookup.body, scope));
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  return {
+    url: fillString(lookup.url, scope, encodeURIComponent),
+    init: { method: lookup.method, headers, ...(body !== undefined && { body }), redirect: 'manual' },
+    key: fillString(lookup.key, scope),
+  };
+}
+
+// Said of every lookup that could not tell: the try ends before its call, and is retried.
+const notTaken = 'no call was made and the try is retried (a lookup that cannot tell is never taken as "not found")';
+
+/**
+ * Asks whether the call's effect already exists. Resolves with the step's result read from the
+ * found record (by the lookup's `resultPath`/`resultFields` when it names either, else as the
+ * operation reads a success body), or `null` when
+ * the effect does not exist. Bounded by the call's signal (complete-by) and `timeoutMs`.
+ *
+ * @throws TransientError when the lookup fails or its answer cannot tell (see `readLookupAnswer`),
+ *   or a found record holds no readable result: the effect exists, so the step must not fail.
+ */
+export async function askLookup(
+  operation: OperationMapping,
+  request: LookupRequest,
+  call: AgentCall<unknown>,
+  options: { fetch: HttpFetch; timeoutMs: number },
+): Promise<JsonObject | null> {
+  const lookup = operation.lookup;
+  if (lookup === undefined) return null;
+  const target = `the lookup of ${call.agent}/${call.operation}`;
+  const { signal } = call;
+  const signals = options.timeoutMs > 0 ? [signal, AbortSignal.timeout(options.timeoutMs)] : [signal];
+  const failed = (e: unknown, what: string): TransientError => {
+    if (signal.aborted) return new TransientError(`${target} was aborted by the agent (complete-by reached); ${notTaken}`, undefined, { cause: e });
+    const err = e as { name?: unknown; message?: unknown; cause?: { message?: unknown } };
+    const why = err.name === 'TimeoutError' ? `no answer within ${options.timeoutMs} ms` : `${String(err.message)}${err.cause?.message ? `: ${String(err.cause.message)}` : ''}`;
+    return new TransientError(`${target} ${what} (${why}); ${notTaken}`, undefined, { cause: e });
+  };
+  let answer: HttpAnswer;
+  try {
+    answer = await options.fetch(request.url, { ...request.init, signal: AbortSignal.any(signals) });
+  } catch (e) {
+    throw failed(e, `could not reach ${request.url}`);
+  }
+  let text: string;
+  try {
+    text = await answer.text();
+  } catch (e) {
+    throw failed(e, `answered ${answer.status} but its body could not be read`);
+  }
+  const read = readLookupAnswer(lookup, request.key, answer.status, text);
+  if (read.kind === 'not-found') return null;
+  if (read.kind === 'unknown') throw new TransientError(`${target} cannot tell whether the effect exists: ${read.why}; ${notTaken}`);
+  // A lookup that names either field reads the record by its own pair (an absent resultPath is
+  // the whole record); one that names neither reads it as the call's success body is read.
+  const own = lookup.resultPath !== undefined || lookup.resultFields !== undefined;
+  const extracted = stepResultOf(
+    read.record,
+    own ? { resultPath: lookup.resultPath, resultFields: lookup.resultFields ?? {} } : operation,
+  );
+  if ('missing' in extracted) {
+    throw new TransientError(
+      `${target} found the effect but not its result (${extracted.missing.join('; ')}); no call was made, and the try is retried: ` +
+        'point the lookup\'s resultPath and resultFields at the result in a found record',
+    );
+  }
+  if (read.count > 1) {
+    call.logger.warn({ records: read.count, key: request.key }, 'the lookup found several effects for this key: the remote applied it more than once before; the first is taken');
+  }
+  call.logger.info({ key: request.key }, 'the lookup found the effect: its result is taken and no call is made');
+  return extracted.result;
+}
