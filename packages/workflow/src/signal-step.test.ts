@@ -42,6 +42,20 @@ describe('when the signal step times out', () => {
     expect(run.doc).toMatchObject({ state: 'Pending', notBefore: new Date(run.now + HOUR) });
   });
 
+  it('error: a signal sent while the process is in Error is kept, and the resubmitted step takes it at once', () => {
+    const run = waitingForSignal('error');
+    run.now = run.doc.notBefore.getTime();
+    run.apply({ type: 'claim' });
+    const { history } = run.apply(signal('approved', 'late-1', { approvedBy: 'bob' }));
+    expect(history.why).toBe('signal approved (late-1) from shop kept until step approval is reached');
+    expect(run.doc.state).toBe('Error');
+
+    run.apply({ type: 'resubmit', by: 'op' });
+    run.apply({ type: 'claim' });
+    expect(run.doc.steps[1]).toMatchObject({ state: 'Completed', result: { approvedBy: 'bob' } });
+    expect(dispatched(run)).toEqual(['ship/forward']);
+  });
+
   it('continue: completes the step with { timedOut: true } and dispatches the next step', () => {
     const run = waitingForSignal('continue');
     run.now = run.doc.notBefore.getTime();
