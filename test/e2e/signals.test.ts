@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { findWorkspaceRoot } from '@sas/stack';
 import { SasClient } from '@sas/client';
 import { orderFulfilmentV1, type WorkflowDefinition } from '@sas/workflow';
 import { SystemFixture } from '../support/system-fixture';
@@ -33,9 +35,21 @@ function workflowsFile(): string {
 describe('wait and signal steps (real processes, private Redis)', () => {
   let fx: SystemFixture;
   let client: SasClient;
+  let workflows: string;
+
+  /** Runs the `sas` CLI against the fixture's stack (direct path: no dashboard variables), as an operator would. */
+  function sas(args: string[]): Promise<{ code: number; out: string }> {
+    return new Promise((resolve) => {
+      const env = { ...process.env, ...fx.stack.env, WORKFLOWS_FILE: workflows, SAS_DASHBOARD_URL: '', SAS_DASHBOARD_TOKEN: '' };
+      execFile(process.execPath, [join(findWorkspaceRoot(), 'tools/cli/dist/main.js'), ...args], { env, encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, out: `${stdout}${stderr}` });
+      });
+    });
+  }
 
   beforeAll(async () => {
     const WORKFLOWS_FILE = workflowsFile();
+    workflows = WORKFLOWS_FILE;
     fx = await SystemFixture.start(
       'signals',
       { schedulers: 1, supervisors: 1 },
@@ -88,5 +102,19 @@ describe('wait and signal steps (real processes, private Redis)', () => {
     expect(late).toMatchObject({ ok: false, outcome: 'refused', message: 'process is Compensated; signal not used' });
     const effects = (await fx.ledger()).filter((e) => e.orderId === orderId);
     expect(effects.map((e) => `${e.service}.${e.operation}`)).toEqual(['inventory.reserve', 'inventory.release']);
+  });
+
+  it('takes a signal from sas signal (direct path), prints what became of it, and audits it under the CLI principal', async () => {
+    const orderId = 'signal-from-cli';
+    await fx.submit([fx.order(orderId, { workflow: 'approval-cool-off' })]);
+    await fx.stack.waitFor(async () => (await stepState(orderId, 'approval')) === 'Running', { timeoutMs: 20_000, description: 'the approval step to wait' });
+
+    const sent = await sas(['signal', orderId, '--name', 'approved', '--data', '{"approvedBy":"ops"}']);
+    expect(sent.code).toBe(0);
+    expect(sent.out).toMatch(/^matched orderId signal-from-cli → process .+\nconsumed: signal approved \(approved\.[0-9a-f]{24}\) from cli:.+; consumed by approval; /);
+    const principal = `cli:${userInfo().username}@${hostname()}`;
+    const entry = await fx.db.collection('audit_log').findOne({ action: 'process.signal', orderId });
+    expect(entry).toMatchObject({ principal, route: 'cli sas signal', outcome: 'ok', status: 0 });
+    await fx.waitForStates([orderId], ['Processed'], 30_000);
   });
 });
