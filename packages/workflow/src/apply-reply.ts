@@ -2,7 +2,10 @@ import type { AgentReply, ProcessDocument } from '@sas/contracts';
 import { continueCompensation } from './compensation';
 import { holdForPause, isPaused } from './pause-hold';
 import { keepInFlight } from './in-flight';
+import { applyMemberReply, memberStaleReason } from './parallel-group';
 import { ProcessDraft } from './process-draft';
+import { startStage } from './start-stage';
+import { nextEntryIndex } from './workflow-entries';
 import { recoverFailure, thresholdReached } from './recover';
 import { maxParkedMs } from './workflow-definition';
 import type { TransitionContext } from './transition-context';
@@ -23,6 +26,12 @@ export function staleReason(doc: ProcessDocument, reply: AgentReply): string | n
 
 /** Applies an agent's answer to the held step; stale answers change nothing. */
 export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: TransitionContext): TransitionResult {
+  // A forward reply to a parallel group's member is fenced by that member's own attempt.
+  if (reply.mode === 'forward' && doc.steps[reply.stepIndex]?.group !== undefined) {
+    const staleMember = memberStaleReason(doc, reply);
+    if (staleMember) return { applied: false, reason: `stale reply from ${reply.agentInstance}: ${staleMember}` };
+    return applyMemberReply(new ProcessDraft(doc, ctx), reply);
+  }
   const stale = staleReason(doc, reply);
   if (stale) return { applied: false, reason: `stale reply from ${reply.agentInstance}: ${stale}` };
   const draft = new ProcessDraft(doc, ctx);
@@ -45,17 +54,7 @@ export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: Transit
       step.result = problem === null ? reply.result : null;
       if (problem !== null) return undoUncarriedResult(draft, problem, from);
       draft.status('StepCompleted', { step: step.name });
-      if (draft.doc.currentStep + 1 < draft.doc.steps.length) {
-        draft.doc.currentStep += 1;
-        const next = draft.step();
-        if (isPaused(ctx, next.agent)) return holdForPause(draft, next.agent, from);
-        draft.dispatch();
-        return draft.finish(`${from}; dispatching ${draft.step().name}`);
-      }
-      draft.doc.reason = null;
-      draft.settle('Processed');
-      draft.status('Processed');
-      return draft.finish(`${from}; all steps done`);
+      return startStage(draft, nextEntryIndex(draft.doc.steps, draft.doc.currentStep), from);
     }
     case 'parked': {
       // The agent may still call under this attempt (its reply's send may have failed: redelivery).

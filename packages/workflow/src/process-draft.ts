@@ -16,6 +16,7 @@ import { idempotencyKey } from './idempotency-key';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
 import type { StepDefinition } from './workflow-definition';
+import { entryStart, taskSteps } from './workflow-entries';
 
 /** Operator commands remembered per process for answering repeats. */
 const MAX_REMEMBERED_COMMANDS = 10;
@@ -47,15 +48,18 @@ export class ProcessDraft {
 
   definition(index = this.doc.currentStep): StepDefinition {
     const name = this.step(index).name;
-    const def = this.ctx.workflow.steps.find((s) => s.name === name);
+    const def = taskSteps(this.ctx.workflow).find((s) => s.name === name);
     if (!def) throw new Error(`Workflow ${this.ctx.workflow.name} v${this.ctx.workflow.version} has no step '${name}'`);
     return def;
   }
 
-  /** Holds the process and sends the current step (or its compensation) to its agent. */
-  dispatch(): void {
+  /**
+   * Holds the process and sends the current step (or its compensation) to its agent. A forward
+   * group member (`index`, another member than the current record) gets its own fence and
+   * complete-by, and the process's complete-by is the earliest of its Running members'.
+   */
+  dispatch(index = this.doc.currentStep): void {
     const mode = this.doc.mode;
-    const index = this.doc.currentStep;
     const step = this.step(index);
     const def = this.definition(index);
     const operation = mode === 'forward' ? step.operation : step.compensation;
@@ -65,6 +69,12 @@ export class ProcessDraft {
     this.doc.lockedBy = this.ctx.who;
     this.doc.completeBy = new Date(this.ctx.now + def.completeByMs);
     step.state = mode === 'forward' ? 'Running' : 'Compensating';
+    if (mode === 'forward' && step.group !== undefined) {
+      step.attempt = this.doc.attempt;
+      step.completeBy = new Date(this.ctx.now + def.completeByMs);
+      step.notBefore = null;
+      this.doc.completeBy = earliestMemberCompleteBy(this.doc.steps, step.group);
+    }
     step.dispatches += 1;
     if (this.doc.heldFor) this.doc.heldFor = null;
     step.startedAt ??= this.now;
@@ -85,7 +95,8 @@ export class ProcessDraft {
         completeBy: this.ctx.now + def.completeByMs,
         // `payload.compensating` predates `compensates.result`; kept for agents that still read it.
         payload: mode === 'forward' ? this.doc.payload : { ...this.doc.payload, compensating: step.result },
-        results: earlierResults(this.doc.steps, index),
+        // A member sees what came before its group, never a sibling's result (that would depend on timing).
+        results: earlierResults(this.doc.steps, step.group === undefined ? index : entryStart(this.doc.steps, index)),
         retry: def.retry,
         replyTo: this.ctx.replyQueue,
         // An undo names the forward call it undoes, so the remote can refuse that call if it arrives later.
@@ -132,7 +143,8 @@ export class ProcessDraft {
     });
   }
 
-  alert(kind: Alert['kind'], reason: string): void {
+  /** Tells an operator about the step at `index` (by default the current one). */
+  alert(kind: Alert['kind'], reason: string, index = this.doc.currentStep): void {
     this.actions.push({
       type: 'alert',
       alert: {
@@ -140,8 +152,9 @@ export class ProcessDraft {
         kind,
         processId: this.doc._id,
         orderId: this.doc.orderId,
-        step: this.step().name,
-        failureCount: this.doc.failureCount,
+        step: this.step(index).name,
+        // A group member going forward has its own count; an undo counts on the process.
+        failureCount: (this.doc.mode === 'forward' ? this.step(index).failureCount : undefined) ?? this.doc.failureCount,
         reason,
         at: this.ctx.now,
       },
@@ -153,6 +166,13 @@ export class ProcessDraft {
     if (!input.commandId) return;
     const kept = (this.doc.commands ?? []).slice(-(MAX_REMEMBERED_COMMANDS - 1));
     this.doc.commands = [...kept, { id: input.commandId, command: input.type, message, at: this.now }];
+  }
+
+  /** The step a history entry is about: a group going forward is named as a whole (its `why` names the member). */
+  private historyStep(): string | null {
+    const record = this.doc.steps[this.doc.currentStep];
+    if (!record) return null;
+    return this.doc.mode === 'forward' && record.group !== undefined ? record.group : record.name;
   }
 
   finish(why: string): TransitionResult {
@@ -171,7 +191,7 @@ export class ProcessDraft {
         to: this.doc.state,
         why,
         attempt: this.doc.attempt,
-        step: this.doc.steps[this.doc.currentStep]?.name ?? null,
+        step: this.historyStep(),
         // History lives as long as its process and a retention period more, so an audit can still
         // read it: none while the process is unfinished (an Error process waits for an operator as
         // long as it takes); the delivery of the terminal transition dates the earlier entries too.
@@ -179,4 +199,14 @@ export class ProcessDraft {
       },
     };
   }
+}
+
+/** The earliest complete-by of the group's Running members: what the supervisor's sweep waits for. */
+export function earliestMemberCompleteBy(steps: readonly StepRecord[], group: string): Date | null {
+  let earliest: Date | null = null;
+  for (const s of steps) {
+    if (s.group !== group || s.state !== 'Running' || !s.completeBy) continue;
+    if (earliest === null || s.completeBy.getTime() < earliest.getTime()) earliest = s.completeBy;
+  }
+  return earliest === null ? null : new Date(earliest);
 }
