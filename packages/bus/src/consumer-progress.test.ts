@@ -42,6 +42,15 @@ describe('ConsumerProgress', () => {
     expect(progress.observe(sample(30_001))).toBe(10_001);
   });
 
+  it('does not count the time Redis could not be asked against the consumer', () => {
+    const progress = new ConsumerProgress(10_000);
+    expect(progress.observe(sample(0))).toBeUndefined();
+    progress.unknown(); // a 15 s cut: no count answered
+    expect(progress.observe(sample(15_000))).toBeUndefined();
+    expect(progress.observe(sample(25_000))).toBeUndefined();
+    expect(progress.observe(sample(25_001))).toBe(10_001);
+  });
+
   it('refuses a bound that is not a positive number', () => {
     expect(() => new ConsumerProgress(0)).toThrow('ConsumerProgress: boundMs must be a positive number of milliseconds (got 0)');
   });

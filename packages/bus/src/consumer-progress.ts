@@ -42,6 +42,14 @@ export class ConsumerProgress {
     return idleMs > this.boundMs ? idleMs : undefined;
   }
 
+  /**
+   * A look that could not count the waiting work (Redis did not answer in time): the wait starts over
+   * at the next look, so the time Redis itself was away is never counted against the consumer.
+   */
+  unknown(): void {
+    this.idleSince = undefined;
+  }
+
   /** The consumer was restarted: its time to take the waiting work starts over. */
   restarted(at: number): void {
     this.idleSince = at;

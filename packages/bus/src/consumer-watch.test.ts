@@ -96,6 +96,22 @@ describe('watchConsumer', () => {
     expect(board.active()).toEqual([]);
   });
 
+  it('does not call a consumer stuck for the time Redis did not answer the count', async () => {
+    const { worker } = fakeWorker();
+    let restarts = 0;
+    let answering = true;
+    const patchy = { getWaitingCount: () => (answering ? Promise.resolve(waiting) : new Promise<number>(() => undefined)) } as unknown as Queue;
+    watchConsumer(worker, { queueName: 'q', queue: patchy, board, clock, logger, boundMs: 9_000, blocking: () => [{ disconnect: () => void restarts++ } as never] });
+    await pass(2_000);
+    answering = false;
+    await pass(20_000);
+    answering = true;
+    await pass(8_000);
+    expect(restarts).toBe(0);
+    await pass(3_000);
+    expect(restarts).toBe(1);
+  });
+
   it('stops watching when the worker closes', async () => {
     const { worker, emitter } = fakeWorker();
     let restarts = 0;

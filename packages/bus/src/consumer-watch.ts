@@ -71,7 +71,11 @@ export class ConsumerWatch {
       const { worker, queue, clock, board, key, fields, boundMs, logger } = this.options;
       if (!worker.isRunning()) return;
       const waiting = await withinMs(queue.getWaitingCount(), intervalMs);
-      if (waiting === undefined || this.stopped) return;
+      if (waiting === undefined) {
+        this.progress.unknown();
+        return;
+      }
+      if (this.stopped) return;
       const stuckMs = this.progress.observe({ at: clock.now(), waiting, taken: this.taken, active: activeJobs(worker), concurrency: worker.concurrency });
       if (stuckMs === undefined) {
         board.end(key, fields);
