@@ -31,7 +31,7 @@ export async function proxied(url: string): Promise<{ proxy: FaultProxy; url: st
 }
 
 /** The `/readyz` status of a service started with PROBE_PORT=0, or of the dashboard (its ready line names the port). */
-export async function readyz(service: ServiceProcess, readyMessage: string): Promise<number> {
+async function readyz(service: ServiceProcess, readyMessage: string): Promise<number> {
   const line = service.lines.find((l) => l.json?.['msg'] === readyMessage);
   const port = Number(line?.json?.['probePort'] ?? line?.json?.['port']);
   if (!Number.isInteger(port) || port <= 0) throw new Error(`${service.name} logged no probePort in '${readyMessage}'; start it with PROBE_PORT=0`);
@@ -40,7 +40,7 @@ export async function readyz(service: ServiceProcess, readyMessage: string): Pro
 }
 
 /** The first line after `from` (an index into `service.lines`) that matches, waiting up to `timeoutMs`. */
-export function lineAfter(service: ServiceProcess, from: number, predicate: (l: OutputLine) => boolean, timeoutMs: number, description: string): Promise<OutputLine> {
+function lineAfter(service: ServiceProcess, from: number, predicate: (l: OutputLine) => boolean, timeoutMs: number, description: string): Promise<OutputLine> {
   return waitFor(() => service.lines.slice(from).find(predicate), { timeoutMs, intervalMs: 100, description: `${service.name}: ${description}` });
 }
 

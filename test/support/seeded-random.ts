@@ -1,2 +1,2 @@
 /** The seeded PRNG of the simulation, for tests that act at random moments (one home for it). */
-export { seededRandom, testSeed, type SeededRandom } from '@sas/simulation';
+export { seededRandom, testSeed } from '@sas/simulation';

@@ -5,7 +5,7 @@ import { findWorkspaceRoot } from '@sas/stack';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's chromium, which `node scripts/run.mjs test` (and `… browser`) installs when missing. */
-export const CHROMIUM_PATH = process.env['SAS_CHROMIUM'] ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env['SAS_CHROMIUM'] ?? '/usr/bin/chromium';
 
 /**
  * Flags that make chromium start headless in a container as root, without reaching out to the

@@ -16,7 +16,7 @@ const steps = orderFulfilmentV1.steps.map((s) => ({
 export const fastFulfilment: WorkflowDefinition = { ...orderFulfilmentV1, name: 'fast-fulfilment', steps };
 
 /** `fast-manual`: threshold 2, then Error for an operator. */
-export const fastManual: WorkflowDefinition = {
+const fastManual: WorkflowDefinition = {
   ...orderFulfilmentV1,
   name: 'fast-manual',
   steps,
@@ -29,7 +29,7 @@ export const fastManual: WorkflowDefinition = {
  * and never reaches its threshold, so the process stays unfinished until an operator acts (the
  * browser test cancels it). The short complete-by keeps the undo after a cancel quick.
  */
-export const holdFulfilment: WorkflowDefinition = {
+const holdFulfilment: WorkflowDefinition = {
   ...orderFulfilmentV1,
   name: 'hold-fulfilment',
   steps: steps.map((s) => ({ ...s, completeByMs: 2000 })),
@@ -49,7 +49,7 @@ export const steadyFulfilment: WorkflowDefinition = {
 };
 
 /** Writes the test workflows to a file for WORKFLOWS_FILE and returns its path. */
-export function writeTestWorkflows(): string {
+function writeTestWorkflows(): string {
   const dir = mkdtempSync(join(tmpdir(), 'sas-workflows-'));
   const file = join(dir, 'workflows.json');
   writeFileSync(file, JSON.stringify([fastFulfilment, fastManual, holdFulfilment, steadyFulfilment], null, 2));

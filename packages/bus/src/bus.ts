@@ -5,7 +5,10 @@ import { QUEUE_NAME_PATTERN, QueueNames, SCHEMA_VERSION, queueKeyPrefix, queuePr
 import { StallBoard, type Clock, type RedisLivenessSettings } from '@sas/runtime';
 import { DEFAULT_JOB_OPTIONS, DEFAULT_REDIS_LIVENESS, createRedisConnection, redisLivenessOptions, type RedisConnection } from '@sas/client';
 import type { BusMetrics } from './bus-metrics';
+import { settleClusterConnect } from './cluster-connect';
+import { logClusterNodeLoss } from './cluster-node-log';
 import { Consumer } from './consumer';
+import { CONSUMER_STALL_PREFIX, watchConsumer } from './consumer-watch';
 import { QueueCache } from './queue-cache';
 import { RedisHeartbeat } from './redis-heartbeat';
 import { describeRedisTarget } from './redis-target-description';
@@ -81,11 +84,12 @@ export class Bus implements DeadLetterSink {
       ),
     );
     this.watch(this.producer, 'redis:sends', 'the sender (queue handles)', { queue: '(sends)' });
+    logClusterNodeLoss(this.producer, options.logger, { queue: '(sends)' });
   }
 
-  /** True while the producer connection is up and no connection of this bus is stalled. */
+  /** True while the producer connection is up, no connection of this bus is stalled and no consumer is stuck. */
   isReady(): boolean {
-    return this.producer.status === 'ready' && this.heartbeats.every((h) => !h.isStalled());
+    return this.producer.status === 'ready' && this.heartbeats.every((h) => !h.isStalled()) && !this.stalls.active().some((key) => key.startsWith(CONSUMER_STALL_PREFIX));
   }
 
   private watch(connection: RedisConnection, key: string, what: string, fields: Record<string, unknown>, alsoDrop?: () => readonly RedisConnection[]): void {
@@ -146,10 +150,13 @@ export class Bus implements DeadLetterSink {
     const connection = createRedisConnection(this.options.redisUrl, redisLivenessOptions('consumer', this.liveness));
     connection.on('error', (err) => this.options.logger.debug({ err: err.message, queue: spec.queue }, 'consumer redis error'));
     this.consumerConnections.push(connection);
+    logClusterNodeLoss(connection, this.options.logger, { queue: spec.queue });
+    settleClusterConnect(connection);
     const blocking = keepDuplicates(connection);
     this.watch(connection, `redis:${spec.queue}`, `consumer of queue '${spec.queue}'`, { queue: spec.queue }, blocking);
     const consumer = new Consumer(spec, connection, this.options.prefix, this, this.options.logger.child({ queue: spec.queue }), this.options.metrics);
     this.consumers.push(consumer as unknown as Consumer<z.ZodTypeAny>);
+    watchConsumer(consumer.bullWorker, { queue: this.queue(spec.queue), board: this.stalls, clock: this.options.clock, logger: this.options.logger, boundMs: 3 * this.liveness.stallMs, blocking, queueName: spec.queue });
     return consumer;
   }
 

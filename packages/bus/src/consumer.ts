@@ -87,6 +87,9 @@ export class Consumer<S extends z.ZodTypeAny> {
     return this.worker.isRunning();
   }
 
+  /** The BullMQ worker, for the bus's liveness watch (consumer-watch.ts). */
+  get bullWorker(): Worker { return this.worker; }
+
   private async process(job: Job, token: string | undefined): Promise<void> {
     const parsed = this.spec.schema.safeParse(job.data);
     if (!parsed.success) {
