@@ -30,7 +30,7 @@ export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: Transit
   if (reply.mode === 'forward' && doc.steps[reply.stepIndex]?.group !== undefined) {
     const staleMember = memberStaleReason(doc, reply);
     if (staleMember) return { applied: false, reason: `stale reply from ${reply.agentInstance}: ${staleMember}` };
-    return applyMemberReply(new ProcessDraft(doc, ctx), reply);
+    return applyMemberReply(new ProcessDraft(doc, ctx), reply, startStage);
   }
   const stale = staleReason(doc, reply);
   if (stale) return { applied: false, reason: `stale reply from ${reply.agentInstance}: ${stale}` };

@@ -2,6 +2,7 @@ import { MAX_SIGNALS_PER_PROCESS, isTerminal, stepResultProblem, type ProcessDoc
 import type { ProcessInput } from './process-input';
 import { ProcessDraft } from './process-draft';
 import { consumeSignal } from './signal-step';
+import { startStage } from './start-stage';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
 
@@ -42,7 +43,7 @@ export function applySignal(doc: ProcessDocument, input: SignalInput, ctx: Trans
   const index = draft.doc.currentStep;
   const current = draft.step(index);
   if (current.kind === 'signal' && current.state === 'Running' && current.signal === input.name) {
-    return consumeSignal(draft, index, signal, from);
+    return consumeSignal(draft, index, signal, from, startStage);
   }
   const waiting = draft.doc.steps.findIndex((s, i) => i >= index && s.kind === 'signal' && s.signal === input.name && (s.state === 'NotStarted' || s.state === 'Failed'));
   const awaited = draft.doc.steps[waiting];

@@ -38,9 +38,9 @@ export function claim(doc: ProcessDocument, ctx: TransitionContext): TransitionR
     if (untouched && result.next.heldFor) for (const a of processing) draft.actions.splice(draft.actions.indexOf(a), 1);
     return result;
   }
-  if (inGroup(doc)) return claimGroup(draft, why);
-  if (step.kind === 'wait') return wakeWait(draft, why);
-  if (step.kind === 'signal') return signalTimedOut(draft, why);
+  if (inGroup(doc)) return claimGroup(draft, why, startStage);
+  if (step.kind === 'wait') return wakeWait(draft, why, startStage);
+  if (step.kind === 'signal') return signalTimedOut(draft, why, startStage);
   if (isPaused(ctx, step.agent)) return holdForPause(draft, step.agent, why);
   draft.dispatch();
   return draft.finish(`${why}; dispatching ${step.name}`);

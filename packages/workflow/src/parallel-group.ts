@@ -2,7 +2,7 @@ import type { AgentReply, ProcessDocument, StepRecord } from '@sas/contracts';
 import { continueCompensation } from './compensation';
 import { holdForPause, isPaused } from './pause-hold';
 import type { ProcessDraft } from './process-draft';
-import { startStage } from './start-stage';
+import type { StartEntry } from './start-entry';
 import type { TransitionResult } from './transition-result';
 import { uncarriedResultProblem } from './uncarried-result';
 import { maxParkedMs } from './workflow-definition';
@@ -24,7 +24,7 @@ import { entryRecords, nextEntryIndex } from './workflow-entries';
  */
 
 /** Whether the record at `index` is a member of the current group, the process going forward. */
-export function isCurrentMember(doc: ProcessDocument, index: number): boolean {
+function isCurrentMember(doc: ProcessDocument, index: number): boolean {
   const record = doc.steps[index];
   return doc.mode === 'forward' && record?.group !== undefined && record.group === doc.steps[doc.currentStep]?.group;
 }
@@ -48,14 +48,14 @@ function waiting(step: StepRecord): boolean {
  * idempotency key. Members of a paused agent stay NotStarted until it is resumed; when every
  * member's agent is paused the process is held as for a single step.
  */
-export function startGroup(draft: ProcessDraft, index: number, why: string): TransitionResult {
+export function startGroup(draft: ProcessDraft, index: number, why: string, startEntry: StartEntry): TransitionResult {
   const members = entryRecords(draft.doc.steps, index);
   for (const i of members) draft.step(i).failureCount = 0;
   const ready = members.filter((i) => !isPaused(draft.ctx, draft.step(i).agent));
   for (const i of ready) draft.dispatch(i);
   const group = draft.step(index).group ?? draft.step(index).name;
   const names = ready.map((i) => draft.step(i).name);
-  return settleGroup(draft, ready.length > 0 ? `${why}; dispatching group ${group}: ${names.join(', ')}` : why);
+  return settleGroup(draft, ready.length > 0 ? `${why}; dispatching group ${group}: ${names.join(', ')}` : why, startEntry);
 }
 
 /**
@@ -63,7 +63,7 @@ export function startGroup(draft: ProcessDraft, index: number, why: string): Tra
  * their complete-by (the supervisor sweeps only Processing processes), then dispatches the
  * waiting members that are due and whose agent is not paused. Members in flight are left alone.
  */
-export function claimGroup(draft: ProcessDraft, why: string): TransitionResult {
+export function claimGroup(draft: ProcessDraft, why: string, startEntry: StartEntry): TransitionResult {
   const members = entryRecords(draft.doc.steps, draft.doc.currentStep);
   const expired = expireMembers(draft, members, why);
   if (expired.result) return expired.result;
@@ -74,14 +74,14 @@ export function claimGroup(draft: ProcessDraft, why: string): TransitionResult {
   });
   for (const i of due) draft.dispatch(i);
   const sent = due.length > 0 ? `; dispatching ${due.map((i) => draft.step(i).name).join(', ')}` : '';
-  return settleGroup(draft, `${expired.why}${sent}`);
+  return settleGroup(draft, `${expired.why}${sent}`, startEntry);
 }
 
 /** The supervisor found a member in flight past its complete-by: each such member is recovered. */
-export function expireGroup(draft: ProcessDraft): TransitionResult {
+export function expireGroup(draft: ProcessDraft, startEntry: StartEntry): TransitionResult {
   const members = entryRecords(draft.doc.steps, draft.doc.currentStep);
   const expired = expireMembers(draft, members, 'complete-by passed');
-  return expired.result ?? settleGroup(draft, expired.why);
+  return expired.result ?? settleGroup(draft, expired.why, startEntry);
 }
 
 /** Recovers every member in flight past its complete-by; a result when one ended the group. */
@@ -109,7 +109,7 @@ export function memberStaleReason(doc: ProcessDocument, reply: AgentReply): stri
 }
 
 /** Applies a current reply to a group member (see {@link memberStaleReason}). */
-export function applyMemberReply(draft: ProcessDraft, reply: AgentReply): TransitionResult {
+export function applyMemberReply(draft: ProcessDraft, reply: AgentReply, startEntry: StartEntry): TransitionResult {
   const index = reply.stepIndex;
   const step = draft.step(index);
   const from = `${reply.outcome} from ${reply.agentInstance} for ${step.name}#${reply.attempt}`;
@@ -133,7 +133,7 @@ export function applyMemberReply(draft: ProcessDraft, reply: AgentReply): Transi
         return failGroup(draft, 'compensate', `${from}: ${what}; undoing the order`);
       }
       draft.status('StepCompleted', { step: step.name });
-      return settleGroup(draft, from);
+      return settleGroup(draft, from, startEntry);
     }
     case 'parked': {
       // The agent may still call under this attempt until its complete-by (a redelivered request).
@@ -141,7 +141,7 @@ export function applyMemberReply(draft: ProcessDraft, reply: AgentReply): Transi
       step.completeBy = null;
       if (isPaused(draft.ctx, step.agent)) {
         step.notBefore = null;
-        return settleGroup(draft, `${from}: ${reply.reason}; held: agent ${step.agent} is paused`);
+        return settleGroup(draft, `${from}: ${reply.reason}; held: agent ${step.agent} is paused`, startEntry);
       }
       const since = step.parkedSince ?? draft.now;
       step.parkedSince = since;
@@ -151,17 +151,17 @@ export function applyMemberReply(draft: ProcessDraft, reply: AgentReply): Transi
         const at = `${step.name} stayed parked for ${parkedMs} ms (bound ${limit} ms; last: ${reply.reason})`;
         draft.doc.reason = at;
         const outcome = memberThreshold(draft, index, at, `${from}: parking bound reached`);
-        return typeof outcome === 'string' ? settleGroup(draft, outcome) : outcome;
+        return typeof outcome === 'string' ? settleGroup(draft, outcome, startEntry) : outcome;
       }
       draft.doc.reason = `${step.name}: ${reply.reason}`;
       step.notBefore = new Date(draft.ctx.now + reply.retryAfterMs);
-      return settleGroup(draft, `${from}: ${reply.reason}; ${step.name} parked for ${reply.retryAfterMs} ms (parked ${parkedMs} of ${limit} ms)`);
+      return settleGroup(draft, `${from}: ${reply.reason}; ${step.name} parked for ${reply.retryAfterMs} ms (parked ${parkedMs} of ${limit} ms)`, startEntry);
     }
     case 'error': {
       if (reply.errorKind === 'transient') {
         keepMemberInFlight(draft, index);
         const outcome = recoverMember(draft, index, `agent gave up: ${reply.message}`);
-        return typeof outcome === 'string' ? settleGroup(draft, `${from}; ${outcome}`) : outcome;
+        return typeof outcome === 'string' ? settleGroup(draft, `${from}; ${outcome}`, startEntry) : outcome;
       }
       step.state = 'Failed';
       step.error = reply.message;
@@ -260,16 +260,16 @@ function failGroup(draft: ProcessDraft, how: 'error' | 'compensate' | 'compensat
 }
 
 /**
- * Where the group stands after a change: every member Completed starts the next entry; a member
- * waiting (and its agent not paused) makes the process Pending until the earliest due time; only
- * members in flight keep it Processing until the earliest complete-by; only members of paused
- * agents left hold it until they are resumed.
+ * Where the group stands after a change: every member Completed starts the next entry
+ * (`startEntry`); a member waiting (and its agent not paused) makes the process Pending until the
+ * earliest due time; only members in flight keep it Processing until the earliest complete-by;
+ * only members of paused agents left hold it until they are resumed.
  */
-export function settleGroup(draft: ProcessDraft, why: string): TransitionResult {
+function settleGroup(draft: ProcessDraft, why: string, startEntry: StartEntry): TransitionResult {
   const doc = draft.doc;
   const members = entryRecords(doc.steps, doc.currentStep).map((i) => draft.step(i));
   const first = entryRecords(doc.steps, doc.currentStep)[0] ?? doc.currentStep;
-  if (members.every((s) => s.state === 'Completed')) return startStage(draft, nextEntryIndex(doc.steps, first), `${why}; group ${members[0]?.group} done`);
+  if (members.every((s) => s.state === 'Completed')) return startEntry(draft, nextEntryIndex(doc.steps, first), `${why}; group ${members[0]?.group} done`);
   doc.currentStep = first;
   const flying = members.filter(inFlight);
   const due = members.filter((s) => waiting(s) && !isPaused(draft.ctx, s.agent));
@@ -317,7 +317,7 @@ function mirrorFailureCount(draft: ProcessDraft): void {
  * request may have left all the same, so no undo goes before its complete-by. Null when no
  * in-flight member of the current group has that attempt.
  */
-export function undeliveredMember(draft: ProcessDraft, attempt: number, error: string, retryMs: number): TransitionResult | null {
+export function undeliveredMember(draft: ProcessDraft, attempt: number, error: string, retryMs: number, startEntry: StartEntry): TransitionResult | null {
   const doc = draft.doc;
   if (!inGroup(doc)) return null;
   const index = entryRecords(doc.steps, doc.currentStep).find((i) => {
@@ -330,7 +330,7 @@ export function undeliveredMember(draft: ProcessDraft, attempt: number, error: s
   step.completeBy = null;
   step.notBefore = new Date(draft.ctx.now + retryMs);
   doc.reason = `${step.name}: dispatch not sent (${error})`;
-  return settleGroup(draft, `dispatch of ${step.name}#${attempt} not sent (${error}); sent again in ${retryMs} ms`);
+  return settleGroup(draft, `dispatch of ${step.name}#${attempt} not sent (${error}); sent again in ${retryMs} ms`, startEntry);
 }
 
 /** The latest complete-by of the current group's members in flight, 0 when none is. */

@@ -202,7 +202,7 @@ export class ProcessDraft {
 }
 
 /** The earliest complete-by of the group's Running members: what the supervisor's sweep waits for. */
-export function earliestMemberCompleteBy(steps: readonly StepRecord[], group: string): Date | null {
+function earliestMemberCompleteBy(steps: readonly StepRecord[], group: string): Date | null {
   let earliest: Date | null = null;
   for (const s of steps) {
     if (s.group !== group || s.state !== 'Running' || !s.completeBy) continue;

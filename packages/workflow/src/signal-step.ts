@@ -1,7 +1,7 @@
 import type { ReceivedSignal } from '@sas/contracts';
 import { continueCompensation } from './compensation';
 import type { ProcessDraft } from './process-draft';
-import { startStage } from './start-stage';
+import type { StartEntry } from './start-entry';
 import type { TransitionResult } from './transition-result';
 import type { SignalStep } from './workflow-definition';
 import { entryOf, nextEntryIndex } from './workflow-entries';
@@ -11,9 +11,9 @@ import { entryOf, nextEntryIndex } from './workflow-entries';
  * with `waitUntil` at its timeout. A signal of its name kept before the step was reached (the
  * oldest unconsumed one) completes it at once; otherwise the process sits Pending until the
  * timeout (a `wake` for then), and a signal arriving meanwhile completes it (`applySignal`).
- * Finishes the draft.
+ * Finishes the draft; `startEntry` starts the next entry once the step completes.
  */
-export function startSignalWait(draft: ProcessDraft, index: number, why: string): TransitionResult {
+export function startSignalWait(draft: ProcessDraft, index: number, why: string, startEntry: StartEntry): TransitionResult {
   const record = draft.step(index);
   const step = entryOf(draft.ctx.workflow, record) as SignalStep;
   record.state = 'Running';
@@ -24,7 +24,7 @@ export function startSignalWait(draft: ProcessDraft, index: number, why: string)
   record.result = null;
   record.waitUntil = new Date(draft.ctx.now + step.signal.timeoutMs);
   const kept = (draft.doc.signals ?? []).find((s) => s.name === step.signal.name && !s.consumedBy);
-  if (kept) return consumeSignal(draft, index, kept, `${why}; signal ${kept.name} kept since ${kept.at.toISOString()}`);
+  if (kept) return consumeSignal(draft, index, kept, `${why}; signal ${kept.name} kept since ${kept.at.toISOString()}`, startEntry);
   draft.release(record.waitUntil.getTime());
   return draft.finish(`${why}; ${step.name} waits for signal ${step.signal.name} until ${record.waitUntil.toISOString()}`);
 }
@@ -32,16 +32,16 @@ export function startSignalWait(draft: ProcessDraft, index: number, why: string)
 /**
  * Completes the Running signal step at `index` with `signal` (one of the draft's own signals):
  * its data becomes the step's result, the signal is marked consumed by the step, and the next
- * entry starts. Finishes the draft.
+ * entry starts (`startEntry`). Finishes the draft.
  */
-export function consumeSignal(draft: ProcessDraft, index: number, signal: ReceivedSignal, why: string): TransitionResult {
+export function consumeSignal(draft: ProcessDraft, index: number, signal: ReceivedSignal, why: string, startEntry: StartEntry): TransitionResult {
   const record = draft.step(index);
   record.state = 'Completed';
   record.finishedAt = draft.now;
   record.result = signal.data;
   signal.consumedBy = record.name;
   draft.status('StepCompleted', { step: record.name });
-  return startStage(draft, nextEntryIndex(draft.doc.steps, index), `${why}; consumed by ${record.name}`);
+  return startEntry(draft, nextEntryIndex(draft.doc.steps, index), `${why}; consumed by ${record.name}`);
 }
 
 /**
@@ -53,7 +53,7 @@ export function consumeSignal(draft: ProcessDraft, index: number, signal: Receiv
  * A signal committed before this claim has already completed the step: the claim then sees a
  * Completed record and never times it out.
  */
-export function signalTimedOut(draft: ProcessDraft, why: string): TransitionResult {
+export function signalTimedOut(draft: ProcessDraft, why: string, startEntry: StartEntry): TransitionResult {
   const index = draft.doc.currentStep;
   const record = draft.step(index);
   if (record.state !== 'Running' || !record.waitUntil) return { applied: false, reason: `signal step ${record.name} is ${record.state}, not waiting` };
@@ -69,7 +69,7 @@ export function signalTimedOut(draft: ProcessDraft, why: string): TransitionResu
     record.state = 'Completed';
     record.result = { timedOut: true };
     draft.status('StepCompleted', { step: record.name });
-    return startStage(draft, nextEntryIndex(draft.doc.steps, index), `${why}; ${what}: ${record.name} goes on without it`);
+    return startEntry(draft, nextEntryIndex(draft.doc.steps, index), `${why}; ${what}: ${record.name} goes on without it`);
   }
   record.state = 'Failed';
   record.error = what;

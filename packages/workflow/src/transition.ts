@@ -8,6 +8,7 @@ import type { ProcessInput } from './process-input';
 import { expireGroup, inGroup } from './parallel-group';
 import { ProcessDraft } from './process-draft';
 import { isExpired, recoverFailure } from './recover';
+import { startStage } from './start-stage';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
 
@@ -29,7 +30,7 @@ export function transition(doc: ProcessDocument, input: ProcessInput, ctx: Trans
       return applyReply(doc, input.reply, ctx);
     case 'expire':
       if (!isExpired(doc, ctx.now)) return { applied: false, reason: `not expired: state ${doc.state}` };
-      if (inGroup(doc)) return expireGroup(new ProcessDraft(doc, ctx));
+      if (inGroup(doc)) return expireGroup(new ProcessDraft(doc, ctx), startStage);
       return recoverFailure(new ProcessDraft(doc, ctx), 'complete-by passed');
     case 'resubmit':
       return repeatedCommand(doc, input) ?? resubmit(doc, input, ctx);

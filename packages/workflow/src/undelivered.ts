@@ -2,6 +2,7 @@ import type { ProcessDocument } from '@sas/contracts';
 import { keepInFlight } from './in-flight';
 import { inGroup, undeliveredMember } from './parallel-group';
 import { ProcessDraft } from './process-draft';
+import { startStage } from './start-stage';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
 
@@ -20,7 +21,7 @@ export const UNDELIVERED_RETRY_MS = 1000;
 export function undelivered(doc: ProcessDocument, attempt: number, error: string, ctx: TransitionContext): TransitionResult {
   // A group member's send: fenced by the member's own attempt, whether the process is Processing or Pending.
   if (inGroup(doc)) {
-    const released = doc.state === 'Processing' || doc.state === 'Pending' ? undeliveredMember(new ProcessDraft(doc, ctx), attempt, error, UNDELIVERED_RETRY_MS) : null;
+    const released = doc.state === 'Processing' || doc.state === 'Pending' ? undeliveredMember(new ProcessDraft(doc, ctx), attempt, error, UNDELIVERED_RETRY_MS, startStage) : null;
     return released ?? { applied: false, reason: `attempt ${attempt} is not a member of the current group in flight (state ${doc.state})` };
   }
   const held = doc.state === 'Processing' || doc.state === 'Compensating';

@@ -1,7 +1,8 @@
 import type { ProcessDocument } from '@sas/contracts';
 import { evaluateExpression } from './condition';
+import { conditionFailed, conditionInput } from './entry-condition';
 import type { ProcessDraft } from './process-draft';
-import { conditionInput, conditionFailed, startStage } from './start-stage';
+import type { StartEntry } from './start-entry';
 import type { TransitionResult } from './transition-result';
 import type { WaitStep } from './workflow-definition';
 import { entryOf, nextEntryIndex } from './workflow-entries';
@@ -10,14 +11,14 @@ import { entryOf, nextEntryIndex } from './workflow-entries';
 const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** When a wait step fires, or why that cannot be known (a permanent failure of the step). */
-export type WaitInstant = { ok: true; atMs: number } | { ok: false; error: string };
+type WaitInstant = { ok: true; atMs: number } | { ok: false; error: string };
 
 /**
  * The instant a wait step fires, reached at `nowMs`: `ms` after now, or what its `until` CEL
  * expression gives over `{ payload, results }`: an RFC 3339 string, epoch milliseconds (int or
  * double) or a CEL timestamp. Anything else, or an evaluation error, is an error saying so.
  */
-export function waitInstant(step: WaitStep, doc: ProcessDocument, nowMs: number): WaitInstant {
+function waitInstant(step: WaitStep, doc: ProcessDocument, nowMs: number): WaitInstant {
   if ('ms' in step.wait) return { ok: true, atMs: nowMs + step.wait.ms };
   const evaluated = evaluateExpression(step.wait.until, conditionInput(doc));
   if (!evaluated.ok) return evaluated;
@@ -39,9 +40,9 @@ export function waitInstant(step: WaitStep, doc: ProcessDocument, nowMs: number)
  * Running with `waitUntil` at the instant and the process sits Pending until then (a `wake` for
  * that time), so the timer is document state only and survives any restart. An instant already
  * past fires at once. An `until` that cannot be evaluated is a permanent failure naming the step.
- * Finishes the draft.
+ * Finishes the draft; `startEntry` starts the next entry when it fires.
  */
-export function startWait(draft: ProcessDraft, index: number, why: string): TransitionResult {
+export function startWait(draft: ProcessDraft, index: number, why: string, startEntry: StartEntry): TransitionResult {
   const record = draft.step(index);
   const step = entryOf(draft.ctx.workflow, record) as WaitStep;
   const instant = waitInstant(step, draft.doc, draft.ctx.now);
@@ -51,7 +52,7 @@ export function startWait(draft: ProcessDraft, index: number, why: string): Tran
   record.finishedAt = null;
   record.error = null;
   record.waitUntil = new Date(instant.atMs);
-  if (instant.atMs <= draft.ctx.now) return fire(draft, index, why);
+  if (instant.atMs <= draft.ctx.now) return fire(draft, index, why, startEntry);
   draft.release(instant.atMs);
   return draft.finish(`${why}; ${step.name} waits until ${record.waitUntil.toISOString()}`);
 }
@@ -61,7 +62,7 @@ export function startWait(draft: ProcessDraft, index: number, why: string): Tran
  * step completes (result `{ firedAt }`) and the next entry starts; a claim before it (the process
  * released earlier for another reason) puts the process back to sleep until the instant.
  */
-export function wakeWait(draft: ProcessDraft, why: string): TransitionResult {
+export function wakeWait(draft: ProcessDraft, why: string, startEntry: StartEntry): TransitionResult {
   const index = draft.doc.currentStep;
   const record = draft.step(index);
   if (record.state !== 'Running' || !record.waitUntil) return { applied: false, reason: `wait step ${record.name} is ${record.state}, not waiting` };
@@ -70,14 +71,14 @@ export function wakeWait(draft: ProcessDraft, why: string): TransitionResult {
     draft.release(atMs);
     return draft.finish(`${why}; ${record.name} still waits until ${record.waitUntil.toISOString()}`);
   }
-  return fire(draft, index, why);
+  return fire(draft, index, why, startEntry);
 }
 
-function fire(draft: ProcessDraft, index: number, why: string): TransitionResult {
+function fire(draft: ProcessDraft, index: number, why: string, startEntry: StartEntry): TransitionResult {
   const record = draft.step(index);
   record.state = 'Completed';
   record.finishedAt = draft.now;
   record.result = { firedAt: draft.now.toISOString() };
   draft.status('StepCompleted', { step: record.name });
-  return startStage(draft, nextEntryIndex(draft.doc.steps, index), `${why}; ${record.name} fired`);
+  return startEntry(draft, nextEntryIndex(draft.doc.steps, index), `${why}; ${record.name} fired`);
 }

@@ -30,7 +30,7 @@ export const BULK_USAGE = `  bulk resubmit|cancel --state S[,S] --reason TEXT [-
   bulk list                          the latest operations`;
 
 /** The request the options describe; throws with what to fix when they are wrong. */
-export function bulkRequestFromArgs(args: BulkCommandArgs): BulkOperationRequest {
+function bulkRequestFromArgs(args: BulkCommandArgs): BulkOperationRequest {
   const filter = rawFilter(args, args.state);
   const parsed = BulkOperationRequest.safeParse({ command: args.action, filter, reason: args.reason, ...(args.id !== undefined ? { id: args.id } : {}), ...(args.dryRun ? { dryRun: true } : {}) });
   // The schema's messages name the field and say what to give: the options carry the same names.
@@ -39,7 +39,7 @@ export function bulkRequestFromArgs(args: BulkCommandArgs): BulkOperationRequest
 }
 
 /** One line of an operation's state and progress. */
-export function renderBulkLine(op: BulkOperationDocument): string {
+function renderBulkLine(op: BulkOperationDocument): string {
   const p = op.progress;
   return `${op._id} ${op.command} ${op.state}: ${p.matched} of about ${op.expected} processes (${p.done} done, ${p.refused} refused, ${p.failed} failed) · by ${op.by} · ${op.reason}`;
 }

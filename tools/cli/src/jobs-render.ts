@@ -4,7 +4,7 @@ import type { JobWithHistory } from '@sas/jobs';
 const when = (d: Date | null | undefined): string => (d ? d.toISOString() : '-');
 
 /** How a job is scheduled, in one phrase: `cron '0 2 * * *' in Europe/Paris` or `once at …`. */
-export function describeSchedule(job: JobSpecificationDocument): string {
+function describeSchedule(job: JobSpecificationDocument): string {
   const base = job.schedulingSpecification !== null ? `cron '${job.schedulingSpecification}' in ${job.zoneId}` : `once at ${when(job.singleSchedule)}`;
   const cal = job.calendar;
   if (!cal) return base;

@@ -42,7 +42,7 @@ export class ProcessTally {
 }
 
 /** The name of the step a process stands at, or {@link NO_STEP}. */
-export function currentStepOf(doc: Pick<ListedProcess, 'steps' | 'currentStep'>): string {
+function currentStepOf(doc: Pick<ListedProcess, 'steps' | 'currentStep'>): string {
   return doc.steps[doc.currentStep]?.name ?? NO_STEP;
 }
 
