@@ -138,6 +138,15 @@ function run(seed: number): { indexed: number; queries: number } {
       } catch (error) {
         if (!(error instanceof CommandError)) throw error;
       }
+    } else if (roll < 0.4 && target) {
+      // One field changed, the rest kept as they were: the indexes on the kept fields are left
+      // alone, those on the changed one moved; `u` may move to a fresh unique value.
+      const field = pick(random, ['a', 'b', 'c', 'u']);
+      const value = field === 'u' ? 1000 + nextId++ : randomValue(random, arrays);
+      const next: Doc = { ...target };
+      if (value === MISSING) delete next[field];
+      else next[field] = value;
+      store.replace(target, next);
     } else {
       const q = randomQuery(random);
       const scanned = query(store, q, false);
@@ -151,6 +160,13 @@ function run(seed: number): { indexed: number; queries: number } {
       }
     }
   }
+  // The unique index still knows exactly which `u` each live document holds: every one is taken,
+  // and a value no live document holds is free.
+  for (const doc of store.select(undefined, () => true)) {
+    expect(() => store.insert({ _id: `copy-${String(doc['_id'])}`, u: doc['u'] })).toThrow(CommandError);
+  }
+  const free = `free-${seed}`;
+  store.insert({ _id: free, u: free });
   return { indexed, queries };
 }
 
