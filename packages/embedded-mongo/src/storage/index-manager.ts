@@ -1,4 +1,4 @@
-import { toNumber, type Doc } from '../bson/bson-types';
+import { isPlainObject, toNumber, type Doc } from '../bson/bson-types';
 import { canonicalKey } from '../bson/canonical-key';
 import { formatDocument } from '../bson/format-value';
 import { CommandError } from '../errors/command-error';
@@ -209,22 +209,34 @@ export class IndexManager {
 
 /**
  * True when `a` and `b` certainly give `spec` the same keys: neither sparse nor partial, and on
- * every indexed path the same values, each a primitive identical in both (or a date of the same
- * time). Anything else (sub-documents, arrays, BSON value classes) counts as changed, so a `false`
- * only costs the full removal and re-insertion of the keys.
+ * every indexed path, reached without meeting an array in either document, the same primitive (or
+ * a date of the same time). Anything else (sub-documents, arrays on the way or at the end, BSON
+ * value classes) counts as changed, so a `false` only costs the full removal and re-insertion.
  */
 function keysSurely(spec: IndexSpec, a: Doc, b: Doc): boolean {
   if (spec.sparse || spec.partialFilterExpression) return false;
   for (const field of spec.fields) {
-    const x = leafValues(a, field.parts);
-    const y = leafValues(b, field.parts);
-    if (x.length !== y.length) return false;
-    for (let i = 0; i < x.length; i++) if (!identicalScalar(x[i], y[i])) return false;
+    if (!identicalScalar(scalarAt(a, field.parts), scalarAt(b, field.parts))) return false;
   }
   return true;
 }
 
+/** Stands for a path that meets an array: such a document's keys (and whether it is multikey) are always redone. */
+const CROSSES_ARRAY = Symbol('crosses an array');
+
+/** The one value a path reaches without meeting an array (undefined when missing), or {@link CROSSES_ARRAY}. */
+function scalarAt(doc: Doc, parts: readonly string[]): unknown {
+  let value: unknown = doc;
+  for (const part of parts) {
+    if (Array.isArray(value)) return CROSSES_ARRAY;
+    if (!isPlainObject(value)) return undefined;
+    value = value[part];
+  }
+  return Array.isArray(value) ? CROSSES_ARRAY : value;
+}
+
 function identicalScalar(x: unknown, y: unknown): boolean {
+  if (x === CROSSES_ARRAY || y === CROSSES_ARRAY) return false;
   if (x instanceof Date && y instanceof Date) return x.getTime() === y.getTime();
   if (typeof x === 'object' && x !== null) return false;
   return Object.is(x, y);
