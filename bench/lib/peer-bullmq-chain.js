@@ -4,6 +4,7 @@
 const { join } = require('node:path');
 const { Queue, Worker } = require('bullmq');
 const { ManagedProcess, startRedis } = require('@sas/stack');
+const { WorkCounters } = require('./work-counters');
 
 /** Each step's worker takes up to this many jobs at once: more than the 64 in flight, so it never queues orders itself. */
 const CHAIN_CONCURRENCY = 64;
@@ -44,7 +45,10 @@ async function startBullmqChain(ctx) {
   );
   ctx.cleanup.push('the chain\'s driver queues', () => Promise.allSettled([done.close(), first.close()]));
   await Promise.all([first.waitUntilReady(), done.waitUntilReady()]);
+  const work = new WorkCounters({ redisUrl: `redis://127.0.0.1:${redis.port}` });
+  ctx.cleanup.push('the work counters', () => work.close());
   return {
+    work,
     settings: [
       'redis-server 7 of the machine, its own, `--appendonly yes --appendfsync everysec` (the issue\'s setting; Redis\'s default is no AOF)',
       `one queue per step and a done queue; each step's Worker at concurrency ${CHAIN_CONCURRENCY} (BullMQ's default is 1), the three in one process`,

@@ -4,6 +4,7 @@
 const { performance } = require('node:perf_hooks');
 const { latencyStats } = require('./latency-stats');
 const { ProcessSampler, processTree, TICKS_PER_SECOND } = require('./process-sampler');
+const { describeWork, workPerOrder } = require('./work-counters');
 
 /**
  * @typedef {object} PeerRunSettings
@@ -18,6 +19,7 @@ const { ProcessSampler, processTree, TICKS_PER_SECOND } = require('./process-sam
  * @typedef {object} PeerUnderTest
  * @property {(orderId: string) => Promise<void>} runOrder starts one order and resolves when it finished (rejects when it did not succeed)
  * @property {() => import('./process-sampler').SampledProcess[]} processes the system's processes but the benchmark's own (each root is widened to its process tree)
+ * @property {Pick<import('./work-counters').WorkCounters, 'snapshot'>} [work] the system's stores' counters, read at both ends of the window
  */
 
 /**
@@ -61,7 +63,7 @@ async function closedLoop(peer, { idPrefix, inFlight, more, stallMs, signal }) {
  * per order and memory over a window at 64 in flight (started once the loop has turned over).
  * @param {PeerUnderTest} peer
  * @param {PeerRunSettings & { idPrefix: string, say: (line: string) => void, signal: AbortSignal }} settings
- * @returns {Promise<{ figures: import('./peer-table').PeerFigures, processes: number, byRole: Record<string, { processes: number, cpuMsPerOrder: number, pssMb: number }> }>}
+ * @returns {Promise<{ figures: import('./peer-table').PeerFigures, processes: number, byRole: Record<string, { processes: number, cpuMsPerOrder: number, pssMb: number }>, work?: import('./work-counters').WorkPerOrder }>}
  */
 async function measurePeer(peer, settings) {
   const { idPrefix, inFlight, stallMs, signal, say } = settings;
@@ -89,6 +91,10 @@ async function measurePeer(peer, settings) {
   let windowStart;
   /** @type {number | undefined} */
   let windowEnd;
+  /** @type {Promise<import('./work-counters').WorkSnapshot> | undefined} */
+  let workBefore;
+  /** @type {Promise<import('./work-counters').WorkSnapshot> | undefined} */
+  let workAfter;
   const windowMs = settings.windowSeconds * 1000;
   const loop = closedLoop(peer, {
     idPrefix: `${idPrefix}-t`,
@@ -98,10 +104,12 @@ async function measurePeer(peer, settings) {
       if (windowStart === undefined && finished >= inFlight) {
         windowStart = now;
         sampler.start();
+        workBefore = peer.work?.snapshot();
       }
       if (windowStart !== undefined && windowEnd === undefined && now - windowStart >= windowMs) {
         windowEnd = now;
         sampler.stop();
+        workAfter = peer.work?.snapshot();
       }
       return windowEnd === undefined;
     },
@@ -140,7 +148,9 @@ async function measurePeer(peer, settings) {
     role.pssMb = Math.round(role.pssMb);
   }
   say(`    by role (CPU ms per order, MB PSS): ${Object.entries(byRole).map(([name, r]) => `${name} ${r.cpuMsPerOrder} / ${r.pssMb}`).join(', ')}`);
-  return { figures, processes: used.length, byRole };
+  const work = workBefore && workAfter ? workPerOrder(await workBefore, await workAfter, inWindow) : undefined;
+  if (work) say(`    work per order: ${describeWork(work)}`);
+  return { figures, processes: used.length, byRole, ...(work ? { work } : {}) };
 }
 
 module.exports = { measurePeer };

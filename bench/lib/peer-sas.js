@@ -4,6 +4,7 @@
 const { locateEmbeddedMongoCli, startEmbeddedMongo, startRedis } = require('@sas/stack');
 const { BenchSystem } = require('./bench-system');
 const { childPidsMatching } = require('./process-sampler');
+const { WorkCounters } = require('./work-counters');
 
 /** Statuses after which an order sends nothing more on its own; only `Processed` is a success. */
 const FINAL = new Set(['Processed', 'Compensated', 'Canceled', 'Duplicate', 'Rejected', 'Failed']);
@@ -45,6 +46,8 @@ async function startSas(ctx, options) {
     else waiter.reject(new Error(`sas finished ${orderId} as ${event.status}, not Processed (service logs in ${ctx.logDir})`));
   });
   ctx.cleanup.push('the status listener', async () => unsubscribe());
+  const work = new WorkCounters({ redisUrl: redis.url, mongoUrl: mongo.url });
+  ctx.cleanup.push('the work counters', () => work.close());
   const roles = new Map();
   for (const p of bench.system.all) roles.set(p.name.replace(/-\d+$/, ''), (roles.get(p.name.replace(/-\d+$/, '')) ?? 0) + 1);
   return {
@@ -56,6 +59,7 @@ async function startSas(ctx, options) {
     ],
     // remote-sim is the remote, not the system: left out as it is for the peers; the benchmark's
     // own process is added by peer-loop for every system.
+    work,
     processes: () => bench.sampledProcesses().filter((p) => p.role !== 'remote-sim' && p.role !== 'bench driver'),
     runOrder: (orderId) =>
       new Promise((resolve, reject) => {

@@ -19,6 +19,7 @@
  * @property {number} loadAfter the same just after its last measurement
  * @property {number} processes how many OS processes the figures are summed over
  * @property {Record<string, { processes: number, cpuMsPerOrder: number, pssMb: number }>} [byRole] the same figures per kind of process
+ * @property {import('./work-counters').WorkPerOrder} [work] what an order cost the system's stores (Redis, BullMQ, MongoDB), where it could be counted
  * @property {string[]} settings every setting that differs from the system's defaults, and what the system does per order
  */
 
@@ -84,6 +85,14 @@ function renderPeerTable(rows) {
   if (rows.some((r) => r.isSas && r.figures) && ratios.length > 0) {
     lines.push('', '| sas ÷ | p50, 1 in flight | orders/s, 64 in flight | CPU per order | memory (PSS) |', '|---|---|---|---|---|');
     for (const q of ratios) lines.push(`| ${q.peer} | ${cell(q.p50)} | ${cell(q.ordersPerSecond)} | ${cell(q.cpuMsPerOrder)} | ${cell(q.pssMb)} |`);
+  }
+  const counted = rows.filter((r) => r.work);
+  if (counted.length > 0) {
+    lines.push('', '| work per order (counted, load-independent) | Redis commands | BullMQ job adds | MongoDB commands |', '|---|---|---|---|');
+    for (const r of counted) {
+      const w = /** @type {import('./work-counters').WorkPerOrder} */ (r.work);
+      lines.push(`| ${r.system} | ${w.redisCommands} | ${w.bullmqJobs} | ${cell(w.mongoCommands)} |`);
+    }
   }
   return lines.join('\n');
 }

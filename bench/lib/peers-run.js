@@ -32,6 +32,7 @@ const { renderPeerTable } = require('./peer-table');
  * @property {string[]} settings how it runs: every setting that differs from its defaults, and its work per order
  * @property {() => import('./process-sampler').SampledProcess[]} processes
  * @property {(orderId: string) => Promise<void>} runOrder
+ * @property {import('./work-counters').WorkCounters} [work] counters of the system's Redis (and MongoDB), for the work per order
  */
 
 /** Issue 24's run: 1,000 warm-up orders, 200 at 1 in flight, 64 in flight for 15 s. */
@@ -97,7 +98,7 @@ async function runPeers({ options, runId, logDir, say, cleanup }) {
       const started = await start({ remoteUrl, peersDir, runId, logDir, cleanup: scoped, signal: cleanup.signal, say });
       for (const line of started.settings) say(`    ${line}`);
       const measured = await measurePeer(started, { ...settings, idPrefix: `${key}-${runId}`, say, signal: cleanup.signal });
-      row = { system: label, isSas, figures: measured.figures, processes: measured.processes, byRole: measured.byRole, settings: started.settings, loadBefore, loadAfter: 0 };
+      row = { system: label, isSas, figures: measured.figures, processes: measured.processes, byRole: measured.byRole, ...(measured.work ? { work: measured.work } : {}), settings: started.settings, loadBefore, loadAfter: 0 };
     } catch (error) {
       if (cleanup.interruptedBy) throw error;
       const message = error instanceof Error ? error.message : String(error);

@@ -24,6 +24,23 @@ describe('connection and administrative commands', () => {
     expect(reply['featureCompatibilityVersion']).toEqual({ version: expect.any(String) });
   });
 
+  it('counts commands by name in serverStatus, as the benchmark reads them', async () => {
+    const db = target.db();
+    const totalOf = (status: Record<string, unknown>, name: string): number => {
+      const commands = (status['metrics'] as { commands?: Record<string, { total?: unknown }> } | undefined)?.commands;
+      return Number(commands?.[name]?.total ?? 0);
+    };
+    const before = await db.admin().command({ serverStatus: 1 });
+    await db.collection('counted').insertOne({ a: 1 });
+    await db.collection('counted').updateOne({ a: 1 }, { $set: { b: 2 } });
+    await db.collection('counted').findOne({ a: 1 });
+    const after = await db.admin().command({ serverStatus: 1 });
+    expect(totalOf(after, 'insert') - totalOf(before, 'insert')).toBe(1);
+    expect(totalOf(after, 'update') - totalOf(before, 'update')).toBe(1);
+    expect(totalOf(after, 'find') - totalOf(before, 'find')).toBe(1);
+    expect(Number((after['opcounters'] as Record<string, unknown>)['insert'])).toBeGreaterThanOrEqual(1);
+  });
+
   it('rejects an unknown command with CommandNotFound', async () => {
     const error = await serverError(target.db().command({ notACommand: 1 }));
     expect(error.code).toBe(59);

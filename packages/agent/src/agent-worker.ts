@@ -156,7 +156,16 @@ export class AgentWorker {
         value = await breakers.call(request.agent, () => {
           calls += 1;
           log.debug({ try: tryNumber }, 'calling remote');
-          const call = { ...base, tryNumber, logger: log.child({ try: tryNumber }) };
+          // The try's logger is built when a handler first uses it (the HTTP handler never does):
+          // a pino child costs a level set-up per call.
+          let tryLog: Logger | undefined;
+          const call: AgentCall<unknown> = {
+            ...base,
+            tryNumber,
+            get logger(): Logger {
+              return (tryLog ??= log.child({ try: tryNumber }));
+            },
+          };
           return tracing ? traceTry(tracing, call, operation.handle) : operation.handle(call);
         });
       } catch (e) {
@@ -263,10 +272,10 @@ export class AgentWorker {
         { cause: e },
       );
     }
-    log.info(
-      { outcome: body.outcome, calls, ...(body.outcome === 'ok' ? {} : { detail: detailOf(body) }) },
-      'replied',
-    );
+    // A success is logged at debug: the scheduler's commit line records the same step at info, and
+    // each line written costs the agent a pipe write per step (decision 112).
+    if (body.outcome === 'ok') log.debug({ outcome: body.outcome, calls }, 'replied');
+    else log.info({ outcome: body.outcome, calls, detail: detailOf(body) }, 'replied');
     return outcomeOf(body, calls);
   }
 }

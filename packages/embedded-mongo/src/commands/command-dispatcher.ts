@@ -13,6 +13,7 @@ import { insert } from './insert-command';
 import { replSetStepDown } from './replication-commands';
 import { create, drop, dropDatabase, listCollections } from './namespace-commands';
 import { update } from './update-command';
+import { CommandCounters } from './command-counters';
 
 const HANDLERS: ReadonlyMap<string, CommandHandler> = new Map<string, CommandHandler>([
   ['hello', hello],
@@ -74,7 +75,6 @@ const KNOWN_NOT_IMPLEMENTED = new Set([
   'collMod',
   'renameCollection',
   'listDatabases',
-  'serverStatus',
   'bulkWrite',
   'mapReduce',
   'validate',
@@ -107,11 +107,19 @@ export type InternalErrorSink = (error: unknown, command: string) => void;
  * Handlers run synchronously, one at a time, so each command applies atomically.
  */
 export class CommandDispatcher {
+  private readonly counters = new CommandCounters();
+
   constructor(private readonly onInternalError: InternalErrorSink) {}
 
   /** Runs one command and returns its reply (`ok: 1`, or `ok: 0` with MongoDB's code). */
   dispatch(cmd: Doc, ctx: CommandContext): Doc {
     const name = Object.keys(cmd)[0] ?? '';
+    const reply = this.run(name, cmd, ctx);
+    this.counters.count(name, reply['ok'] !== 1);
+    return reply;
+  }
+
+  private run(name: string, cmd: Doc, ctx: CommandContext): Doc {
     try {
       const db = cmd['$db'];
       if (typeof db !== 'string')
@@ -123,6 +131,7 @@ export class CommandDispatcher {
           'Transaction numbers are only allowed on a replica set member or mongos',
         );
       }
+      if (name === 'serverStatus') return this.counters.serverStatus(ctx);
       const handler = HANDLERS.get(name);
       if (handler === undefined) {
         if (KNOWN_NOT_IMPLEMENTED.has(name)) throw notImplemented(`The command '${name}'`);

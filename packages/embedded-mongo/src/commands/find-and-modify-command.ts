@@ -1,5 +1,5 @@
 import type { Doc } from '../bson/bson-types';
-import { canonicalKey } from '../bson/canonical-key';
+import { canonicallyEqual } from '../bson/canonically-equal';
 import { CommandError } from '../errors/command-error';
 import { Projection } from '../query/projection';
 import { compileFilter } from '../query/query-matcher';
@@ -71,7 +71,7 @@ export const findAndModify: CommandHandler = (cmd, db, ctx) => {
   const now = ctx.now();
   if (target !== undefined && collection !== undefined) {
     const next = applier.apply(target, { isInsert: false, now });
-    if (canonicalKey(next) !== canonicalKey(target)) collection.replace(target, next);
+    if (!canonicallyEqual(next, target)) collection.replace(target, next);
     return {
       lastErrorObject: { n: 1, updatedExisting: true },
       value: show(cmd['new'] === true ? next : target),

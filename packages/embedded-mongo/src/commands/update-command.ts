@@ -1,5 +1,5 @@
 import { isPlainObject, type Doc } from '../bson/bson-types';
-import { canonicalKey } from '../bson/canonical-key';
+import { canonicallyEqual } from '../bson/canonically-equal';
 import { CommandError } from '../errors/command-error';
 import { compileFilter } from '../query/query-matcher';
 import { validateCollectionName } from '../storage/catalog';
@@ -51,7 +51,7 @@ export const update: CommandHandler = (cmd, db, ctx) => {
     for (const current of multi ? targets : targets.slice(0, 1)) {
       const next = applier.apply(current, { isInsert: false, now });
       n++;
-      if (canonicalKey(next) === canonicalKey(current)) continue;
+      if (canonicallyEqual(next, current)) continue;
       collection?.replace(current, next);
       nModified++;
     }

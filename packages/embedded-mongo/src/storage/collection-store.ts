@@ -125,10 +125,9 @@ export class CollectionStore {
     const idKey = canonicalKey(current['_id']);
     const stored = this.docs.get(idKey);
     if (stored === undefined) return;
-    this.indexes.check(next, idKey);
+    this.indexes.check(next, idKey, stored.doc);
     const record = { idKey, doc: next, seq: stored.seq };
-    this.indexes.remove(stored);
-    this.indexes.add(record);
+    this.indexes.replace(stored, record);
     this.docs.set(idKey, record);
   }
 

@@ -1,4 +1,4 @@
-import type { Doc } from '../bson/bson-types';
+import { isPlainObject, type Doc } from '../bson/bson-types';
 import { CommandError } from '../errors/command-error';
 import { compileFilter } from '../query/query-matcher';
 import { Sorter } from '../query/sorter';
@@ -138,6 +138,26 @@ function run(seed: number): { indexed: number; queries: number } {
       } catch (error) {
         if (!(error instanceof CommandError)) throw error;
       }
+    } else if (roll < 0.4 && target) {
+      // One field changed, the rest kept as they were: the indexes on the kept fields are left
+      // alone, those on the changed one moved; `u` may move to a fresh unique value.
+      const field = pick(random, ['a', 'b', 'c', 'u', 's']);
+      const next: Doc = { ...target };
+      if (field === 's') {
+        // The same value of s.t, reached through an array or not: the document turns multikey
+        // for the index on s.t, or stops being multikey, with its key values unchanged.
+        // Or s.t reaches two values: the document is multikey, and the planner must not use the
+        // index while any such document is stored.
+        const s = target['s'];
+        const t = Array.isArray(s) ? (s[0] as Doc)['t'] : isPlainObject(s) ? s['t'] : randomOperand(random);
+        if (random() < 0.3) next['s'] = [{ t }, { t: randomOperand(random) }];
+        else next['s'] = Array.isArray(s) && s.length === 1 ? { t } : [{ t }];
+      } else {
+        const value = field === 'u' ? 1000 + nextId++ : randomValue(random, arrays);
+        if (value === MISSING) delete next[field];
+        else next[field] = value;
+      }
+      store.replace(target, next);
     } else {
       const q = randomQuery(random);
       const scanned = query(store, q, false);
@@ -151,6 +171,13 @@ function run(seed: number): { indexed: number; queries: number } {
       }
     }
   }
+  // The unique index still knows exactly which `u` each live document holds: every one is taken,
+  // and a value no live document holds is free.
+  for (const doc of store.select(undefined, () => true)) {
+    expect(() => store.insert({ _id: `copy-${String(doc['_id'])}`, u: doc['u'] })).toThrow(CommandError);
+  }
+  const free = `free-${seed}`;
+  store.insert({ _id: free, u: free });
   return { indexed, queries };
 }
 
@@ -168,5 +195,23 @@ describe('when a query is answered through an index', () => {
     }
     // The property only says something if the planner did pick indexes for many queries.
     expect(indexed).toBeGreaterThan(queries / 4);
+  });
+});
+
+describe('when a replace keeps an index key but changes the way to it', () => {
+  it('still counts the document as multikey once its path meets an array, so the planner keeps away from the index', () => {
+    const store = new CollectionStore('db', 'c');
+    store.indexes.create(parseIndexSpec({ key: { 's.t': 1 }, name: 'st' }), store.records());
+    const plain: Doc = { _id: 'a', s: { t: 1 } };
+    store.insert(plain);
+    const throughArray: Doc = { _id: 'a', s: [{ t: 1 }] }; // the same key, s.t = 1, now through an array
+    store.replace(plain, throughArray);
+    store.insert({ _id: 'b', s: [{ t: 5 }, { t: 0 }] });
+    store.replace(throughArray, { _id: 'a', s: { t: 2 } });
+    // Only b is multikey now; had the first replace been skipped, a's later removal would have
+    // uncounted b and the index would look usable.
+    expect(store.indexes.tree('st')?.multikey).toBe(true);
+    store.remove({ _id: 'b' });
+    expect(store.indexes.tree('st')?.multikey).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { toNumber, type Doc } from '../bson/bson-types';
+import { isPlainObject, toNumber, type Doc } from '../bson/bson-types';
 import { canonicalKey } from '../bson/canonical-key';
 import { formatDocument } from '../bson/format-value';
 import { CommandError } from '../errors/command-error';
@@ -114,10 +114,15 @@ export class IndexManager {
     );
   }
 
-  /** Throws DuplicateKey if `doc` (whose `_id` key is `idKey`) would take a unique key owned by another document. */
-  check(doc: Doc, idKey: string): void {
+  /**
+   * Throws DuplicateKey if `doc` (whose `_id` key is `idKey`) would take a unique key owned by
+   * another document. With `previous` (the stored version `doc` replaces), an index whose keys are
+   * the same in both is skipped: this document owns them already.
+   */
+  check(doc: Doc, idKey: string, previous?: Doc): void {
     for (const entry of this.entries.values()) {
       if (entry.owners === undefined) continue;
+      if (previous !== undefined && keysSurely(entry.spec, previous, doc)) continue;
       for (const key of this.keysOf(entry, doc)) {
         const owner = entry.owners.get(key.canonical);
         if (owner !== undefined && owner !== idKey) throw this.duplicateKeyError(entry.spec, key.keyValue);
@@ -131,6 +136,25 @@ export class IndexManager {
       entry.tree?.add(doc, idKey, seq);
       if (entry.owners === undefined) continue;
       for (const key of this.keysOf(entry, doc)) entry.owners.set(key.canonical, idKey);
+    }
+  }
+
+  /**
+   * Moves a stored document's keys to its next version (same `_id` key and position). An index
+   * whose indexed values are identical in both versions keeps its entries as they are: a commit
+   * rewrites the whole process document but changes the keys of only some of its eight indexes.
+   * Sparse and partial indexes, whose keys also depend on other fields, are always redone.
+   */
+  replace(stored: StoredRecord, next: StoredRecord): void {
+    for (const entry of this.entries.values()) {
+      if (keysSurely(entry.spec, stored.doc, next.doc)) continue;
+      entry.tree?.remove(stored.doc, stored.seq);
+      entry.tree?.add(next.doc, next.idKey, next.seq);
+      if (entry.owners === undefined) continue;
+      for (const key of this.keysOf(entry, stored.doc)) {
+        if (entry.owners.get(key.canonical) === stored.idKey) entry.owners.delete(key.canonical);
+      }
+      for (const key of this.keysOf(entry, next.doc)) entry.owners.set(key.canonical, next.idKey);
     }
   }
 
@@ -181,4 +205,39 @@ export class IndexManager {
   drop(name: string): void {
     this.entries.delete(name);
   }
+}
+
+/**
+ * True when `a` and `b` certainly give `spec` the same keys: neither sparse nor partial, and on
+ * every indexed path, reached without meeting an array in either document, the same primitive (or
+ * a date of the same time). Anything else (sub-documents, arrays on the way or at the end, BSON
+ * value classes) counts as changed, so a `false` only costs the full removal and re-insertion.
+ */
+function keysSurely(spec: IndexSpec, a: Doc, b: Doc): boolean {
+  if (spec.sparse || spec.partialFilterExpression) return false;
+  for (const field of spec.fields) {
+    if (!identicalScalar(scalarAt(a, field.parts), scalarAt(b, field.parts))) return false;
+  }
+  return true;
+}
+
+/** Stands for a path that meets an array: such a document's keys (and whether it is multikey) are always redone. */
+const CROSSES_ARRAY = Symbol('crosses an array');
+
+/** The one value a path reaches without meeting an array (undefined when missing), or {@link CROSSES_ARRAY}. */
+function scalarAt(doc: Doc, parts: readonly string[]): unknown {
+  let value: unknown = doc;
+  for (const part of parts) {
+    if (Array.isArray(value)) return CROSSES_ARRAY;
+    if (!isPlainObject(value)) return undefined;
+    value = value[part];
+  }
+  return Array.isArray(value) ? CROSSES_ARRAY : value;
+}
+
+function identicalScalar(x: unknown, y: unknown): boolean {
+  if (x === CROSSES_ARRAY || y === CROSSES_ARRAY) return false;
+  if (x instanceof Date && y instanceof Date) return x.getTime() === y.getTime();
+  if (typeof x === 'object' && x !== null) return false;
+  return Object.is(x, y);
 }

@@ -185,7 +185,10 @@ export class UpdateApplier {
   }
 
   private applyReplacement(doc: Doc): Doc {
-    const replacement = deepClone(this.replacement as Doc);
+    // Not copied: the replacement was decoded from this one command, which nothing else holds, and
+    // a replacement applies to one document at most (no `multi`), as an insert stores the
+    // documents it decoded. Copying it was a tenth of the server's time per commit.
+    const replacement = this.replacement as Doc;
     if ('_id' in replacement && '_id' in doc && !valuesEqual(replacement['_id'], doc['_id'])) {
       throw new CommandError(
         'ImmutableField',
