@@ -69,15 +69,21 @@ describe('when a Redis Cluster master is killed (kill -9) mid-run and its replic
     expect(ledger).toHaveLength(ORDERS * 3);
     expect(await fx.deadLetters()).toEqual([]);
     expect(fx.system.all.every((p) => p.running)).toBe(true);
+    // No consumer stopped taking work on the way: the bus's watch would have replaced its worker
+    // (docs/liveness.md), which keeps a service going but here would hide the hang it recovers from.
+    expect(fx.system.all.flatMap((p) => p.lines.filter((l) => l.json?.['msg'] === 'consumer stuck: replacing its worker').map((l) => `${p.name}: ${l.text}`))).toEqual([]);
     // Status events owed during the outage stay in the outbox and are delivered once Redis answers.
     await fx.stack.waitFor(() => ids.every((id) => fx.statusesOf(id).includes('Processed')), {
       timeoutMs: 30_000,
       description: 'a Processed status for every order',
     });
-    for (const id of ids) {
-      expect([...new Set(fx.statusesOf(id))]).toEqual(['Received', 'Processing', 'StepCompleted', 'Processed']);
-      expect(fx.statusesOf(id).filter((s) => s === 'StepCompleted')).toHaveLength(3);
-    }
+    // Every order whose statuses differ, with what it got: one look shows whether a status is missing
+    // from one order or late for several (a delivery the failover delayed arrives after later ones).
+    const expected = ['Received', 'Processing', 'StepCompleted', 'Processed'];
+    const differing = ids
+      .map((id) => ({ id, statuses: fx.statusesOf(id) }))
+      .filter(({ statuses }) => JSON.stringify([...new Set(statuses)]) !== JSON.stringify(expected) || statuses.filter((s) => s === 'StepCompleted').length !== 3);
+    expect(differing).toEqual([]);
 
     // Not vacuous: the failover reached the services while they worked. The payment agent (whose
     // queue lived on the killed master) and submission (every Received went to app.status, on the

@@ -156,7 +156,7 @@ export class Bus implements DeadLetterSink {
     this.watch(connection, `redis:${spec.queue}`, `consumer of queue '${spec.queue}'`, { queue: spec.queue }, blocking);
     const consumer = new Consumer(spec, connection, this.options.prefix, this, this.options.logger.child({ queue: spec.queue }), this.options.metrics);
     this.consumers.push(consumer as unknown as Consumer<z.ZodTypeAny>);
-    watchConsumer(consumer.bullWorker, { queue: this.queue(spec.queue), board: this.stalls, clock: this.options.clock, logger: this.options.logger, boundMs: 3 * this.liveness.stallMs, blocking, queueName: spec.queue });
+    watchConsumer(consumer, { queueName: spec.queue, queue: this.queue(spec.queue), board: this.stalls, clock: this.options.clock, logger: this.options.logger, boundMs: 3 * this.liveness.stallMs });
     return consumer;
   }
 

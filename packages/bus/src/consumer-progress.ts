@@ -13,13 +13,19 @@ export interface ConsumerSample {
 }
 
 /**
+ * What a look found: `fine` (it took a job since the last look, its queue is empty, or every slot is
+ * busy), `idle` (work waits, it has room and took none, for less than the bound so far) or `stuck`
+ * (the same, past the bound).
+ */
+export type ConsumerState = { state: 'fine' } | { state: 'idle'; forMs: number } | { state: 'stuck'; forMs: number };
+
+/**
  * Whether a consumer has stopped taking work: jobs have been waiting in its queue, it had room for
  * them, and it took none, for longer than `boundMs`. That is what a consumer whose loop hangs looks
  * like from outside, whatever hangs inside it (after a Redis Cluster failover, BullMQ's wait for
- * jobs was seen to never return while every connection answered its PINGs). A consumer that is
- * full, or whose queue is empty, or that took a job since the last look, is not stuck.
+ * jobs was seen to never return while every connection answered its PINGs).
  *
- * Pure: the caller takes the samples (see {@link ConsumerWatch}).
+ * Pure: the caller takes the samples (see `ConsumerWatch`).
  */
 export class ConsumerProgress {
   private lastTaken: number | undefined;
@@ -29,17 +35,16 @@ export class ConsumerProgress {
     if (!(boundMs > 0)) throw new Error(`ConsumerProgress: boundMs must be a positive number of milliseconds (got ${boundMs})`);
   }
 
-  /** How long the consumer has been stuck, or undefined while it is not (or not for longer than the bound). */
-  observe(sample: ConsumerSample): number | undefined {
+  observe(sample: ConsumerSample): ConsumerState {
     const tookSome = this.lastTaken !== undefined && sample.taken !== this.lastTaken;
     this.lastTaken = sample.taken;
     if (sample.waiting === 0 || sample.active >= sample.concurrency || tookSome) {
       this.idleSince = undefined;
-      return undefined;
+      return { state: 'fine' };
     }
     this.idleSince ??= sample.at;
-    const idleMs = sample.at - this.idleSince;
-    return idleMs > this.boundMs ? idleMs : undefined;
+    const forMs = sample.at - this.idleSince;
+    return forMs > this.boundMs ? { state: 'stuck', forMs } : { state: 'idle', forMs };
   }
 
   /**
@@ -50,7 +55,7 @@ export class ConsumerProgress {
     this.idleSince = undefined;
   }
 
-  /** The consumer was restarted: its time to take the waiting work starts over. */
+  /** The consumer was restarted: it gets the whole bound again to take the waiting work. */
   restarted(at: number): void {
     this.idleSince = at;
   }

@@ -43,7 +43,8 @@ function storeFaultsOf(job: Job): number {
  * restart: `redisTransientReason`) is treated the same way (decision 56).
  */
 export class Consumer<S extends z.ZodTypeAny> {
-  private readonly worker: Worker;
+  private worker: Worker;
+  private readonly startWorker: () => Worker;
   private readonly retry: RetryPolicy;
   private closing: Promise<void> | undefined;
   private handled = 0;
@@ -61,21 +62,25 @@ export class Consumer<S extends z.ZodTypeAny> {
   ) {
     this.retry = { ...DEFAULT_RETRY_POLICY, ...spec.retry };
     const lock: ConsumerLock = { ...defaultLockFor(spec.queue), ...spec.lock };
-    this.worker = new Worker(spec.queue, (job, token) => this.process(job, token), {
-      connection,
-      prefix: queueKeyPrefix(prefix, spec.queue),
-      concurrency: spec.concurrency ?? 8,
-      autorun: true,
-      lockDuration: lock.lockDurationMs,
-      stalledInterval: lock.stalledIntervalMs,
-      // BullMQ would move a job that stalled more than this to the failed set without telling the
-      // worker; the retry policy below bounds deliveries instead, crashed ones included.
-      maxStalledCount: STALLS_LEFT_TO_THE_RETRY_POLICY,
-    });
-    this.worker.on('failed', (job, err) => {
-      void this.onFailed(job, err);
-    });
-    this.worker.on('error', (err) => this.logger.warn({ err, queue: spec.queue }, 'worker error (will retry)'));
+    this.startWorker = () => {
+      const worker = new Worker(spec.queue, (job, token) => this.process(job, token), {
+        connection,
+        prefix: queueKeyPrefix(prefix, spec.queue),
+        concurrency: spec.concurrency ?? 8,
+        autorun: true,
+        lockDuration: lock.lockDurationMs,
+        stalledInterval: lock.stalledIntervalMs,
+        // BullMQ would move a job that stalled more than this to the failed set without telling the
+        // worker; the retry policy below bounds deliveries instead, crashed ones included.
+        maxStalledCount: STALLS_LEFT_TO_THE_RETRY_POLICY,
+      });
+      worker.on('failed', (job, err) => {
+        void this.onFailed(job, err);
+      });
+      worker.on('error', (err) => this.logger.warn({ err, queue: spec.queue }, 'worker error (will retry)'));
+      return worker;
+    };
+    this.worker = this.startWorker();
   }
 
   /** Counters for `/metrics`. */
@@ -87,8 +92,23 @@ export class Consumer<S extends z.ZodTypeAny> {
     return this.worker.isRunning();
   }
 
-  /** The BullMQ worker, for the bus's liveness watch (consumer-watch.ts). */
-  get bullWorker(): Worker { return this.worker; }
+  /** The BullMQ worker now in use, for the bus's liveness watch (consumer-watch.ts). */
+  get bullWorker(): Worker {
+    return this.worker;
+  }
+
+  /**
+   * Replaces a worker whose loop is stuck with a new one on the same connection, and closes the old
+   * one without waiting for it (its loop may never return). Only for a worker that holds no job
+   * (the watch checks), so no job's lock is abandoned. Not after {@link close}.
+   */
+  restartWorker(): Worker {
+    if (this.closing) return this.worker;
+    const stuck = this.worker;
+    this.worker = this.startWorker();
+    void stuck.close(true).catch(() => undefined);
+    return this.worker;
+  }
 
   private async process(job: Job, token: string | undefined): Promise<void> {
     const parsed = this.spec.schema.safeParse(job.data);
