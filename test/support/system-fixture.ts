@@ -4,7 +4,6 @@ import { createRedisConnection, type RedisConnection } from '@sas/client';
 import { QueueNames, SCHEMA_VERSION, queueKeyPrefix, type ProcessDocument, type StatusEvent, type SubmissionMessage } from '@sas/contracts';
 import { LocalSystem, findWorkspaceRoot, type SystemTopology } from '@sas/stack';
 import { QueueCollector, TestStack, type RedisTopology } from '@sas/testkit';
-import { settleClusterConnectsInThisProcess } from './settled-cluster-connect';
 
 /** One effect recorded by remote-sim, as `GET /ledger` lists it (in the order applied). */
 export interface LedgerEffect {
@@ -48,7 +47,6 @@ export class SystemFixture {
     const mongo = { ttlIntervalMs: 500, ...(options.mongoReplicaSet !== undefined ? { replicaSet: options.mongoReplicaSet } : {}) };
     // A cluster run of a test keeps its own log directory beside the single-Redis run's.
     const stackName = options.redisTopology === 'cluster' ? `${name}-cluster` : name;
-    if (options.redisTopology === 'cluster') settleClusterConnectsInThisProcess();
     const stack = await TestStack.start({ name: stackName, mongo, redisAppendOnly: options.redisAppendOnly, redisTopology: options.redisTopology });
     let system: LocalSystem | undefined;
     try {

@@ -5,7 +5,6 @@ import { QUEUE_NAME_PATTERN, QueueNames, SCHEMA_VERSION, queueKeyPrefix, queuePr
 import { StallBoard, type Clock, type RedisLivenessSettings } from '@sas/runtime';
 import { DEFAULT_JOB_OPTIONS, DEFAULT_REDIS_LIVENESS, createRedisConnection, redisLivenessOptions, type RedisConnection } from '@sas/client';
 import type { BusMetrics } from './bus-metrics';
-import { settleClusterConnect } from './cluster-connect';
 import { logClusterNodeLoss } from './cluster-node-log';
 import { Consumer } from './consumer';
 import { CONSUMER_STALL_PREFIX, watchConsumer } from './consumer-watch';
@@ -151,7 +150,6 @@ export class Bus implements DeadLetterSink {
     connection.on('error', (err) => this.options.logger.debug({ err: err.message, queue: spec.queue }, 'consumer redis error'));
     this.consumerConnections.push(connection);
     logClusterNodeLoss(connection, this.options.logger, { queue: spec.queue });
-    settleClusterConnect(connection);
     const blocking = keepDuplicates(connection);
     this.watch(connection, `redis:${spec.queue}`, `consumer of queue '${spec.queue}'`, { queue: spec.queue }, blocking);
     const consumer = new Consumer(spec, connection, this.options.prefix, this, this.options.logger.child({ queue: spec.queue }), this.options.metrics);

@@ -1,5 +1,6 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { parseRedisUrl, type RedisTarget } from '@sas/contracts';
+import { settleClusterConnect } from './cluster-connect';
 
 /** A connection to the system's Redis: one node, or a Redis Cluster. BullMQ takes either. */
 export type RedisConnection = Redis | Cluster;
@@ -46,7 +47,7 @@ export function createRedisConnection(url: string, options: RedisOptions = {}): 
   const target = parseRedisUrl(url);
   const nodeOptions: RedisOptions = { maxRetriesPerRequest: null, enableReadyCheck: true, retryStrategy: reconnectDelay, keepAlive: DEFAULT_REDIS_LIVENESS.keepAliveMs, ...options };
   if (target.kind === 'node') return releasingSocketTimer(new Redis(target.url, nodeOptions));
-  return releasingSocketTimers(new Cluster(target.nodes, clusterOptions(target, nodeOptions)));
+  return settleClusterConnect(releasingSocketTimers(new Cluster(target.nodes, clusterOptions(target, nodeOptions))));
 }
 
 /**

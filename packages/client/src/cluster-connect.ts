@@ -1,5 +1,4 @@
-import { Cluster } from 'ioredis';
-import type { RedisConnection } from '@sas/client';
+import type { Cluster } from 'ioredis';
 
 /** What ioredis and BullMQ say for a connection that ended (BullMQ counts it as a connection error, not a bug). */
 const CONNECTION_CLOSED = 'Connection is closed.';
@@ -15,10 +14,10 @@ const CONNECTION_CLOSED = 'Connection is closed.';
  * blocking connection after its wait for jobs went unanswered, so a consumer whose queue lived on
  * the master that died stopped taking jobs for good, every connection answering its PINGs (seen in
  * test/e2e/redis-cluster-failover.test.ts, about one run in four). Here the promise also settles on
- * the connection's next `ready` (resolved) or `end` (rejected). A plain `Redis` is left alone.
+ * the connection's next `ready` (resolved) or `end` (rejected). Every Cluster connection gets it
+ * (`createRedisConnection` applies it): the services' consumers, an application's `SasClient`, a test's collector.
  */
-export function settleClusterConnect(connection: RedisConnection): void {
-  if (!(connection instanceof Cluster)) return;
+export function settleClusterConnect(connection: Cluster): Cluster {
   const connect = connection.connect.bind(connection);
   connection.connect = () =>
     new Promise<void>((resolve, reject) => {
@@ -47,4 +46,5 @@ export function settleClusterConnect(connection: RedisConnection): void {
     settleClusterConnect(copy);
     return copy;
   };
+  return connection;
 }
