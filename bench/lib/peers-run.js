@@ -62,10 +62,10 @@ async function runPeers({ options, runId, logDir, say, cleanup }) {
 
   /** @type {Record<string, { label: string, start: (ctx: PeerContext) => Promise<StartedPeer> }>} */
   const starters = {
-    'bullmq-chain': { label: 'BullMQ chain', start: (ctx) => require('./peer-bullmq-chain').startBullmqChain(ctx) },
-    restate: { label: 'Restate', start: (ctx) => require('./peer-restate').startRestate(ctx) },
-    dbos: { label: 'DBOS', start: (ctx) => require('./peer-dbos').startDbos(ctx) },
-    sas: { label: `sas (${statusLabel})`, start: (ctx) => require('./peer-sas').startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs }) },
+    'bullmq-chain': { label: 'BullMQ chain', start: (ctx) => { const { startBullmqChain } = require('./peer-bullmq-chain'); return startBullmqChain(ctx); } },
+    restate: { label: 'Restate', start: (ctx) => { const { startRestate } = require('./peer-restate'); return startRestate(ctx); } },
+    dbos: { label: 'DBOS', start: (ctx) => { const { startDbos } = require('./peer-dbos'); return startDbos(ctx); } },
+    sas: { label: `sas (${statusLabel})`, start: (ctx) => { const { startSas } = require('./peer-sas'); return startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs }); } },
   };
 
   /** @type {import('./peer-table').PeerRow[]} */
@@ -156,4 +156,4 @@ async function startRemoteSim(root, cleanup, logFile) {
   return String(listening.json?.['url'] ?? `http://127.0.0.1:${String(listening.json?.['port'])}`);
 }
 
-module.exports = { runPeers, SYSTEMS, FULL_RUN, QUICK_RUN };
+module.exports = { runPeers };
