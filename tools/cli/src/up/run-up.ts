@@ -58,7 +58,7 @@ export async function runUp(options: UpOptions, output: UpOutput, signal: Promis
   try {
     out(`  Redis: ${up.env.REDIS_URL} (${up.redisKind})`);
     out(`  ${describeMongo(up.mongo)}`);
-    out(`  ready: ${up.system.all.map((p) => p.name).join(', ')}`);
+    out(`  ready: ${up.system.all.map((p) => (p.name.startsWith('core-') ? `${p.name} (submission, scheduler, supervisor)` : p.name)).join(', ')}`);
     out(`  logs: ${up.logDir} (one file per service)`);
     out('');
     out('sas is up. Your agents (@sas/agent), your application (@sas/client) and the operator commands (sas status, ...) use:');
