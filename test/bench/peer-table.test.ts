@@ -66,7 +66,7 @@ describe('--peers arguments', () => {
   });
 
   it('refuses an unknown system, naming the known ones', () => {
-    expect(() => parseArgs(['--peers', '--systems=temporal'])).toThrow(/--systems needs a comma-separated list of bullmq-chain, restate, dbos, sas \(got 'temporal'\)/);
+    expect(() => parseArgs(['--peers', '--systems=temporal'])).toThrow(/--systems needs a comma-separated list of bullmq-chain, restate, dbos, sas, sas-shared \(got 'temporal'\)/);
   });
 });
 
