@@ -106,13 +106,13 @@ export async function startUp(options: StartUpOptions): Promise<UpSystem> {
     for (const name of options.builtInAgents ? ['inventory', 'payment', 'shipping'] : []) agents[name] = 1;
     for (const agent of options.agents) agents[agent.name] = 1;
     const shared = options.sharedCore ?? false;
-    // Shared: the core process hosts one of each core role, started before the dashboard as they would be.
-    const alone = shared ? 1 : 0;
+    // Shared: the core process hosts one of each core role, and the dashboard starts after it, last as LocalSystem starts it.
+    const inCore = shared ? 1 : 0;
     system = await LocalSystem.start({
       script: (role) => (role === 'core' ? coreScript() : roleScript(role)),
       remoteSim: options.builtInAgents ?? false,
       env: { ...serviceEnv, LOG_LEVEL: env['LOG_LEVEL'] ?? 'info' },
-      topology: { agents, schedulers: options.schedulers - alone, supervisors: options.supervisors - alone, submission: 1 - alone, dashboard: 1 - alone },
+      topology: { agents, schedulers: options.schedulers - inCore, supervisors: options.supervisors - inCore, submission: 1 - inCore, dashboard: 1 - inCore },
       roleEnv,
       logDir,
       log: options.log,
