@@ -257,4 +257,4 @@ function verdict(name, value) {
   return t.moonshot !== undefined && ok(t.moonshot) ? 'moonshot' : 'met';
 }
 
-module.exports = { buildReport, recoveryFigures, scalingLinearity, ratioOf, verdict, TARGETS, STEPS_PER_ORDER };
+module.exports = { buildReport, recoveryFigures, verdict, TARGETS, STEPS_PER_ORDER };

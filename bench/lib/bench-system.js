@@ -4,7 +4,8 @@
 const { performance } = require('node:perf_hooks');
 const { MongoClient } = require('mongodb');
 const { SasClient } = require('@sas/client');
-const { LocalSystem, findWorkspaceRoot } = require('@sas/stack');
+const { join } = require('node:path');
+const { LocalSystem, findWorkspaceRoot, serviceScript } = require('@sas/stack');
 const { ClosedLoop } = require('./closed-loop');
 const { latencyStats } = require('./latency-stats');
 const { waitUntil } = require('./wait-until');
@@ -26,6 +27,8 @@ const MIN_WARMUP_ORDERS = 10;
  * @property {string} logDir one log file per service process
  * @property {number} stallMs a run fails when no order finished for this long
  * @property {'final' | 'all'} statusEvents the status events every order asks for (decision 59)
+ * @property {boolean} [sharedCore] the core roles as sas up runs them: submission, a scheduler and a supervisor in
+ *   one process (core-1) and the second scheduler and supervisor in another (core-2); `topology` is then ignored
  * @property {(line: string) => void} say
  * @property {import('./cleanup-stack').CleanupStack} cleanup releases the system on Ctrl-C and on failure
  */
@@ -49,15 +52,22 @@ class BenchSystem {
     const { redis, mongo, name, cleanup, say } = options;
     cleanup.throwIfInterrupted();
     const env = { REDIS_URL: redis.url, MONGO_URL: mongo.url, MONGO_DB: name, QUEUE_PREFIX: name, LOG_LEVEL: 'info' };
+    const root = findWorkspaceRoot();
+    const core = join(root, 'tools', 'cli', 'dist', 'up', 'core-main.js');
     const system = await LocalSystem.start({
-      root: findWorkspaceRoot(),
+      root,
+      script: (role) => (role === 'core' ? core : serviceScript(root, role)),
       env,
-      topology: options.topology,
+      topology: options.sharedCore ? { submission: 0, schedulers: 0, supervisors: 0 } : options.topology,
       roleEnv: options.roleEnv,
       logDir: options.logDir,
       log: (msg) => say(`  ${msg}`),
     });
     const stopSystem = cleanup.push(`the system ${name}`, () => system.stop());
+    if (options.sharedCore) {
+      await system.spawn('core');
+      await system.spawn('core', { SAS_ROLES: 'scheduler,supervisor' });
+    }
     const sas = new SasClient({ redisUrl: redis.url, prefix: name, replyTo: `${name}.status`, statusEvents: options.statusEvents });
     const closeSas = cleanup.push(`the SasClient of ${name}`, () => sas.close());
     const client = await MongoClient.connect(mongo.url, { serverSelectionTimeoutMS: 10_000 });

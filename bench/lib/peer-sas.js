@@ -14,7 +14,7 @@ const FINAL = new Set(['Processed', 'Compensated', 'Canceled', 'Duplicate', 'Rej
  * its Redis appends to an AOF with `everysec`, like the chain's and docker-compose's. Each order is
  * a SasClient submit of order-fulfilment, finished when its final status event arrives.
  * @param {import('./peers-run').PeerContext} ctx
- * @param {{ statusEvents: 'final' | 'all', stallMs: number }} options
+ * @param {{ statusEvents: 'final' | 'all', stallMs: number, sharedCore?: boolean }} options
  * @returns {Promise<import('./peers-run').StartedPeer>}
  */
 async function startSas(ctx, options) {
@@ -31,6 +31,7 @@ async function startSas(ctx, options) {
     logDir: ctx.logDir,
     stallMs: options.stallMs,
     statusEvents: options.statusEvents,
+    sharedCore: options.sharedCore ?? false,
     say: ctx.say,
     cleanup: /** @type {import('./cleanup-stack').CleanupStack} */ (/** @type {unknown} */ (ctx.cleanup)),
   });
@@ -54,7 +55,7 @@ async function startSas(ctx, options) {
     settings: [
       `statusEvents: '${options.statusEvents}' (each order asks for ${options.statusEvents === 'final' ? 'Received and its outcome only' : 'every status event'})`,
       'redis-server 7, its own, `--appendonly yes --appendfsync everysec` (as docker-compose runs it; `pnpm bench` alone runs Redis without persistence)',
-      `the embedded MongoDB (in memory: nothing survives its restart) and ${[...roles].map(([role, n]) => `${n} ${role}`).join(', ')}, every service its own process, defaults as \`pnpm bench\` starts them`,
+      `the embedded MongoDB (in memory: nothing survives its restart) and ${[...roles].map(([role, n]) => `${n} ${role}`).join(', ')}, ${options.sharedCore ? 'core-1 hosting submission, a scheduler and a supervisor and core-2 a scheduler and a supervisor (sas up\'s shared core), the agents each its own process' : 'every service its own process'}, defaults as \`pnpm bench\` starts them`,
       'each order: SasClient.submit of order-fulfilment (3 steps), finished when its final status event arrives',
     ],
     // remote-sim is the remote, not the system: left out as it is for the peers; the benchmark's

@@ -41,7 +41,9 @@ const FULL_RUN = Object.freeze({ warmupOrders: 1000, serialOrders: 200, windowSe
 const QUICK_RUN = Object.freeze({ ...FULL_RUN, warmupOrders: 200, serialOrders: 50, windowSeconds: 5 });
 
 /** The systems in the order they run; `--systems` picks some of them by key. */
-const SYSTEMS = Object.freeze(['bullmq-chain', 'restate', 'dbos', 'sas']);
+const SYSTEMS = Object.freeze(['bullmq-chain', 'restate', 'dbos', 'sas', 'sas-shared']);
+/** Run only when `--systems` names them: sas itself in another layout, not a peer. */
+const ON_REQUEST = Object.freeze(['sas-shared']);
 
 /**
  * `pnpm bench -- --peers`: the three peers and sas one after the other, each started fresh, measured
@@ -56,16 +58,17 @@ async function runPeers({ options, runId, logDir, say, cleanup }) {
   const peersDir = join(root, 'bench', 'peers');
   const settings = options.quick ? QUICK_RUN : FULL_RUN;
   const statusLabel = options.statusEvents === 'final' ? 'final status events only' : 'all status events';
-  const chosen = SYSTEMS.filter((s) => options.systems.length === 0 || options.systems.includes(s));
+  const chosen = SYSTEMS.filter((s) => (options.systems.length === 0 ? !ON_REQUEST.includes(s) : options.systems.includes(s)));
   say(`peers: ${chosen.join(', ')}; per system ${settings.warmupOrders} warm-up orders at ${settings.inFlight} in flight, ${settings.serialOrders} at 1 in flight, ${settings.inFlight} in flight for ${settings.windowSeconds} s`);
-  const installError = chosen.some((s) => s !== 'sas') ? installPeers(peersDir, say) : undefined;
+  const installError = chosen.some((s) => !s.startsWith('sas')) ? installPeers(peersDir, say) : undefined;
 
   /** @type {Record<string, { label: string, start: (ctx: PeerContext) => Promise<StartedPeer> }>} */
   const starters = {
-    'bullmq-chain': { label: 'BullMQ chain', start: (ctx) => require('./peer-bullmq-chain').startBullmqChain(ctx) },
-    restate: { label: 'Restate', start: (ctx) => require('./peer-restate').startRestate(ctx) },
-    dbos: { label: 'DBOS', start: (ctx) => require('./peer-dbos').startDbos(ctx) },
-    sas: { label: `sas (${statusLabel})`, start: (ctx) => require('./peer-sas').startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs }) },
+    'bullmq-chain': { label: 'BullMQ chain', start: (ctx) => { const { startBullmqChain } = require('./peer-bullmq-chain'); return startBullmqChain(ctx); } },
+    restate: { label: 'Restate', start: (ctx) => { const { startRestate } = require('./peer-restate'); return startRestate(ctx); } },
+    dbos: { label: 'DBOS', start: (ctx) => { const { startDbos } = require('./peer-dbos'); return startDbos(ctx); } },
+    sas: { label: `sas (${statusLabel})`, start: (ctx) => { const { startSas } = require('./peer-sas'); return startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs }); } },
+    'sas-shared': { label: `sas, core roles in 2 processes (${statusLabel})`, start: (ctx) => { const { startSas } = require('./peer-sas'); return startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs, sharedCore: true }); } },
   };
 
   /** @type {import('./peer-table').PeerRow[]} */
@@ -76,6 +79,8 @@ async function runPeers({ options, runId, logDir, say, cleanup }) {
     if (!starter) throw new Error(`no system '${key}' (parse-args accepts only ${SYSTEMS.join(', ')})`);
     const { label, start } = starter;
     const isSas = key === 'sas';
+    // sas in either layout starts its own remote-sim with its system.
+    const ownRemote = key.startsWith('sas');
     const loadBefore = os.loadavg()[0] ?? 0;
     say(`\n[peers] ${label} (load ${loadBefore.toFixed(2)})`);
     /** @type {(() => Promise<void>)[]} */
@@ -93,8 +98,8 @@ async function runPeers({ options, runId, logDir, say, cleanup }) {
     /** @type {import('./peer-table').PeerRow} */
     let row;
     try {
-      if (!isSas && installError) throw new Error(installError);
-      const remoteUrl = isSas ? '' : await startRemoteSim(root, scoped, join(logDir, `${key}-remote-sim.log`));
+      if (!ownRemote && installError) throw new Error(installError);
+      const remoteUrl = ownRemote ? '' : await startRemoteSim(root, scoped, join(logDir, `${key}-remote-sim.log`));
       const started = await start({ remoteUrl, peersDir, runId, logDir, cleanup: scoped, signal: cleanup.signal, say });
       for (const line of started.settings) say(`    ${line}`);
       const measured = await measurePeer(started, { ...settings, idPrefix: `${key}-${runId}`, say, signal: cleanup.signal });
@@ -156,4 +161,4 @@ async function startRemoteSim(root, cleanup, logFile) {
   return String(listening.json?.['url'] ?? `http://127.0.0.1:${String(listening.json?.['port'])}`);
 }
 
-module.exports = { runPeers, SYSTEMS, FULL_RUN, QUICK_RUN };
+module.exports = { runPeers };

@@ -228,4 +228,4 @@ function childPidsMatching(parentPid, needle) {
   return pids;
 }
 
-module.exports = { ProcessSampler, readRssKb, readCpuTicks, childPidsMatching, processTree, TICKS_PER_SECOND };
+module.exports = { ProcessSampler, childPidsMatching, processTree, TICKS_PER_SECOND };

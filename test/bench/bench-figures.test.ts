@@ -1,11 +1,7 @@
 // The benchmark's arithmetic, without running anything: argument parsing, the measured window of
 // a closed loop, the recovery figure, and the ratios of bench/results/latest.json that issue 8
-// names. The benchmark is plain CommonJS run without a build, so it is loaded with require.
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-
-const load = createRequire(__filename);
-const benchLib = (name: string): unknown => load(join(__dirname, '../../bench/lib', name));
+// names. The benchmark is plain CommonJS run without a build, so it is loaded with a literal
+// require (which knip follows).
 
 interface LatencyStats { count: number; p50: number; p95: number; p99: number; max: number; mean: number }
 interface Completion { orderId: string; submittedAt: number; doneAt: number; status: string }
@@ -22,18 +18,24 @@ interface WindowFigures {
 interface RecoveryOrder { orderId: string; redispatched: boolean; doneAt: number; status: string }
 type Report = Record<string, Record<string, unknown>>;
 
-const { parseArgs, DEFAULTS, QUICK } = benchLib('parse-args') as {
+interface ParseArgsLib {
   parseArgs: (argv: readonly string[]) => Record<string, number | boolean | string>;
   DEFAULTS: Record<string, number | boolean>;
   QUICK: Record<string, number>;
-};
-const { windowFigures } = benchLib('window-figures') as { windowFigures: (c: readonly Completion[], start: number, end: number) => WindowFigures };
-const { buildReport, recoveryFigures, verdict } = benchLib('bench-figures') as {
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- bench/ is plain CommonJS without types; a literal require is what knip follows
+const { parseArgs, DEFAULTS, QUICK }: ParseArgsLib = require('../../bench/lib/parse-args');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- bench/ is plain CommonJS without types; a literal require is what knip follows
+const { windowFigures }: { windowFigures: (c: readonly Completion[], start: number, end: number) => WindowFigures } = require('../../bench/lib/window-figures');
+interface BenchFiguresLib {
   buildReport: (m: unknown) => Report;
   recoveryFigures: (input: { killAt: number; orders: readonly RecoveryOrder[]; completeByMs: number; sweepIntervalMs: number }) => Record<string, unknown>;
   verdict: (name: string, value: number | undefined) => string;
-};
-const { renderReport } = benchLib('render-report') as { renderReport: (r: Report) => string };
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- bench/ is plain CommonJS without types; a literal require is what knip follows
+const { buildReport, recoveryFigures, verdict }: BenchFiguresLib = require('../../bench/lib/bench-figures');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- bench/ is plain CommonJS without types; a literal require is what knip follows
+const { renderReport }: { renderReport: (r: Report) => string } = require('../../bench/lib/render-report');
 
 describe('bench parseArgs', () => {
   it('gives the defaults, and --quick changes only what was not given explicitly', () => {

@@ -1,8 +1,6 @@
 // The benchmark's closed loop against a stand-in client: it must keep exactly N orders in
 // flight, replace an order only on its first final status, and ignore every other event, or the
 // throughput and latency figures count the wrong orders.
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 
 interface StatusEvent { schemaVersion: 1; orderId?: string; status: string; at: number }
 interface Completion { orderId: string; submittedAt: number; doneAt: number; status: string }
@@ -15,10 +13,11 @@ interface ClosedLoopInstance {
   stop(options: { stallMs: number; logHint: string; signal: AbortSignal }): Promise<void>;
 }
 
-const load = createRequire(__filename);
-const { ClosedLoop } = load(join(__dirname, '../../bench/lib/closed-loop')) as {
+interface ClosedLoopLib {
   ClosedLoop: new (options: { sas: unknown; idPrefix: string; inFlight: number }) => ClosedLoopInstance;
-};
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- bench/ is plain CommonJS without types; a literal require is what knip follows
+const { ClosedLoop }: ClosedLoopLib = require('../../bench/lib/closed-loop');
 
 /** Records submits and hands the loop's listener to the test, as SasClient.onStatus would. */
 class FakeClient {

@@ -1,28 +1,29 @@
 // The peers comparison's arithmetic (issue 24): the ratios sas ÷ each peer, the table that names a
 // system that could not run instead of dropping it, the --peers/--systems arguments, and the
 // closed loop's order counts (exactly N warm-up orders, the serial run truly 1 in flight). The
-// benchmark is plain CommonJS run without a build, so it is loaded with require.
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-
-const load = createRequire(__filename);
-const benchLib = (name: string): unknown => load(join(__dirname, '../../bench/lib', name));
+// benchmark is plain CommonJS run without a build, so it is loaded with a literal require (which
+// knip follows).
 
 interface PeerFigures { p50Ms: number; ordersPerSecond: number; cpuMsPerOrder: number; pssMb: number }
 interface PeerRow { system: string; isSas: boolean; figures?: PeerFigures; error?: string; loadBefore: number; loadAfter: number; processes: number; settings: string[] }
 interface PeerRatios { peer: string; p50?: number; ordersPerSecond?: number; cpuMsPerOrder?: number; pssMb?: number }
 
-const { peerRatios, renderPeerTable } = benchLib('peer-table') as {
+interface PeerTableLib {
   peerRatios: (rows: readonly PeerRow[]) => PeerRatios[];
   renderPeerTable: (rows: readonly PeerRow[]) => string;
-};
-const { parseArgs } = benchLib('parse-args') as { parseArgs: (argv: readonly string[]) => Record<string, unknown> };
-const { measurePeer } = benchLib('peer-loop') as {
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- bench/ is plain CommonJS without types; a literal require is what knip follows
+const { peerRatios, renderPeerTable }: PeerTableLib = require('../../bench/lib/peer-table');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- bench/ is plain CommonJS without types; a literal require is what knip follows
+const { parseArgs }: { parseArgs: (argv: readonly string[]) => Record<string, unknown> } = require('../../bench/lib/parse-args');
+interface PeerLoopLib {
   measurePeer: (
     peer: { runOrder: (id: string) => Promise<void>; processes: () => unknown[] },
     settings: Record<string, unknown>,
   ) => Promise<{ figures: PeerFigures; processes: number }>;
-};
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- bench/ is plain CommonJS without types; a literal require is what knip follows
+const { measurePeer }: PeerLoopLib = require('../../bench/lib/peer-loop');
 
 const row = (system: string, isSas: boolean, figures?: PeerFigures, error?: string): PeerRow => ({
   system, isSas, figures, error, loadBefore: 1.5, loadAfter: 2.25, processes: 3, settings: [],
@@ -65,7 +66,7 @@ describe('--peers arguments', () => {
   });
 
   it('refuses an unknown system, naming the known ones', () => {
-    expect(() => parseArgs(['--peers', '--systems=temporal'])).toThrow(/--systems needs a comma-separated list of bullmq-chain, restate, dbos, sas \(got 'temporal'\)/);
+    expect(() => parseArgs(['--peers', '--systems=temporal'])).toThrow(/--systems needs a comma-separated list of bullmq-chain, restate, dbos, sas, sas-shared \(got 'temporal'\)/);
   });
 });
 

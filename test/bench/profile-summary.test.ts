@@ -1,21 +1,20 @@
 // `pnpm bench -- --profile` charges each CPU sample to a library, or to our code: the figures
-// docs/performance.md rests on. Plain CommonJS without a build, so loaded with require.
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-
-const load = createRequire(__filename);
-const benchLib = (name: string): unknown => load(join(__dirname, '../../bench/lib', name));
+// docs/performance.md rests on. Plain CommonJS without a build, so loaded with a literal require
+// (which knip follows).
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string }; children?: number[] }
 interface Summary { cpuUs: number; idleUs: number; programUs: number; byGroup: Record<string, number> }
 
-const { summarizeProfile, addSummaries, groupOfUrl, GROUPS } = benchLib('profile-summary') as {
+interface ProfileSummaryLib {
   summarizeProfile: (p: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }) => Summary;
   addSummaries: (s: readonly Summary[]) => { cpuUs: number; byGroup: Record<string, number> };
   groupOfUrl: (url: string) => string | undefined;
   GROUPS: readonly string[];
-};
-const { parseArgs } = benchLib('parse-args') as { parseArgs: (argv: readonly string[]) => Record<string, unknown> };
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- bench/ is plain CommonJS without types; a literal require is what knip follows
+const { summarizeProfile, addSummaries, groupOfUrl, GROUPS }: ProfileSummaryLib = require('../../bench/lib/profile-summary');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- bench/ is plain CommonJS without types; a literal require is what knip follows
+const { parseArgs }: { parseArgs: (argv: readonly string[]) => Record<string, unknown> } = require('../../bench/lib/parse-args');
 
 const PNPM = 'file:///work/node_modules/.pnpm';
 

@@ -1,20 +1,18 @@
 // The work per order of the peers comparison (decision 110): counter snapshots at both ends of the
 // window turned into figures per order, and the table that prints them. The benchmark is plain
-// CommonJS run without a build, so it is loaded with require.
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-
-const load = createRequire(__filename);
-const benchLib = (name: string): unknown => load(join(__dirname, '../../bench/lib', name));
+// CommonJS run without a build, so it is loaded with a literal require (which knip follows).
 
 interface Snapshot { redis: Record<string, number>; jobAdds: number; mongo: Record<string, number> | undefined }
 interface Work { redisCommands: number; redisTop: Record<string, number>; bullmqJobs: number; mongoCommands?: number; mongoByCommand?: Record<string, number> }
 
-const { workPerOrder, describeWork } = benchLib('work-counters') as {
+interface WorkCountersLib {
   workPerOrder: (before: Snapshot, after: Snapshot, orders: number) => Work | undefined;
   describeWork: (w: Work) => string;
-};
-const { renderPeerTable } = benchLib('peer-table') as { renderPeerTable: (rows: readonly unknown[]) => string };
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- bench/ is plain CommonJS without types; a literal require is what knip follows
+const { workPerOrder, describeWork }: WorkCountersLib = require('../../bench/lib/work-counters');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- bench/ is plain CommonJS without types; a literal require is what knip follows
+const { renderPeerTable }: { renderPeerTable: (rows: readonly unknown[]) => string } = require('../../bench/lib/peer-table');
 
 const before: Snapshot = { redis: { evalsha: 100, xadd: 50, info: 3, scan: 2 }, jobAdds: 40, mongo: { update: 10, find: 5, serverStatus: 1 } };
 const after: Snapshot = { redis: { evalsha: 400, xadd: 250, zadd: 30, info: 4, scan: 4, mget: 1 }, jobAdds: 140, mongo: { update: 80, find: 35, insert: 20, serverStatus: 2 } };

@@ -80,7 +80,7 @@ describe('installed from a registry into a folder of its own', () => {
     const line = await up.waitForLine((l) => l.text.includes('export REDIS_URL='), 5_000, 'the export line');
     exports = Object.fromEntries([...line.text.matchAll(/([A-Z_]+)='?([^' ]+)'?/g)].map((m) => [m[1] as string, m[2] as string]));
     expect(Object.keys(exports).sort()).toEqual(['MONGO_DB', 'MONGO_URL', 'QUEUE_PREFIX', 'REDIS_URL']);
-    expect(up.lines.map((l) => l.text).join('\n')).toMatch(/ready: scheduler-1, supervisor-1, submission-1, dashboard-1/);
+    expect(up.lines.map((l) => l.text).join('\n')).toMatch(/ready: core-1 \(submission, scheduler, supervisor\), dashboard-1/);
     progress(`sas up: ${exports['REDIS_URL']} prefix ${exports['QUEUE_PREFIX']}`);
   }, 200_000);
 
@@ -107,7 +107,7 @@ describe('installed from a registry into a folder of its own', () => {
   it('stops every service on Ctrl-C (SIGINT to its process group, as a terminal sends it)', async () => {
     // Everything sas up started runs from the app's node_modules (redis-server aside, checked by its port).
     const running = (): string[] => run('ps', ['-eo', 'pid=,args='], app, 10_000).stdout.split('\n').filter((l) => l.includes(join(app, 'node_modules')) || l.includes(`redis-server 127.0.0.1:${new URL(exports['REDIS_URL'] ?? 'redis://x:1').port}`));
-    expect(running().length).toBeGreaterThanOrEqual(7); // sas, redis-server, the embedded MongoDB and the four services
+    expect(running().length).toBeGreaterThanOrEqual(5); // sas, redis-server, the embedded MongoDB, the core process (submission, scheduler, supervisor) and the dashboard
     await up?.kill('SIGINT');
     // npm (npx) dies of the SIGINT at once; sas up stops its services and exits on its own.
     const deadline = Date.now() + 30_000;

@@ -125,6 +125,8 @@ describe('sas up', () => {
       expect(output).toContain(`  Redis: ${redis.url} (REDIS_URL)`);
       expect(output).toContain(`  MongoDB: ${mongo.url} (MONGO_URL)`);
       expect(output).toContain(`export REDIS_URL=${redis.url} QUEUE_PREFIX=given MONGO_URL='${mongo.url}' MONGO_DB=given`);
+      // By default submission, the scheduler and the supervisor share one process.
+      expect(output).toMatch(/ready: core-1 \(submission, scheduler, supervisor\), dashboard-1/);
       await up.kill('SIGINT');
       expect(up.exitCode).toBe(0);
       expect(await pingRedis(Number(new URL(redis.url).port))).toBe(true);
@@ -149,7 +151,8 @@ describe('sas up', () => {
     const port = (notes.address() as AddressInfo).port;
     writeFileSync(join(dir, 'notes-mapping.json'), JSON.stringify({ operations: { put: { method: 'PUT', url: `http://127.0.0.1:${port}/notes/{orderId}`, body: { text: '{payload.text}' } } } }));
     writeFileSync(join(dir, 'notes-workflows.json'), JSON.stringify([{ name: 'note', version: 1, steps: [{ name: 'store', agent: 'notes', operation: 'put', compensation: null, completeByMs: 10000, retry: {} }], failureThreshold: 3, onThreshold: { policy: 'compensate' }, onPermanentFailure: 'compensate', retentionMs: 86400000 }]));
-    const up = sasUp('http-agent', ['--workflows', 'notes-workflows.json', '--agent', 'notes=notes-mapping.json']);
+    // Each service its own process, as production runs them (the other tests run sas up's shared core).
+    const up = sasUp('http-agent', ['--workflows', 'notes-workflows.json', '--agent', 'notes=notes-mapping.json', '--separate-processes']);
     let client: SasClient | undefined;
     try {
       await up.start();
@@ -183,14 +186,16 @@ describe('sas up', () => {
     await up.start();
     await up.waitForLine((l) => l.text.startsWith('processes: '), 120_000, 'the live line');
     const before = servicesOf(up.pid ?? -1);
-    const scheduler = before.find((p) => p.includes('/scheduler/dist/main.js'));
-    expect(scheduler).toBeDefined();
-    process.kill(Number(scheduler?.split(' ')[0]), 'SIGKILL');
+    // The shared process of submission, scheduler and supervisor, and no separate one of those roles.
+    expect(before.filter((p) => /\/(submission|scheduler|supervisor)\/dist\/main\.js/.test(p))).toEqual([]);
+    const core = before.find((p) => p.includes('/up/core-main.js'));
+    expect(core).toBeDefined();
+    process.kill(Number(core?.split(' ')[0]), 'SIGKILL');
     const exit = await up.whenExited();
     const output = up.lines.map((l) => l.text).join('\n');
     expect(exit?.code).toBe(1);
-    expect(output).toMatch(/!! scheduler-1 exited unexpectedly \(exit code null, signal SIGKILL\)/);
-    expect(output).toMatch(/!! scheduler-1 died; sas up restarts nothing\. Stopping every service\./);
+    expect(output).toMatch(/!! core-1 exited unexpectedly \(exit code null, signal SIGKILL\)/);
+    expect(output).toMatch(/!! core-1 died; sas up restarts nothing\. Stopping every service\./);
     // Every other service, the private Redis and the embedded MongoDB are gone with it.
     const left = before.filter((p) => alive(Number(p.split(' ')[0])));
     expect(left).toEqual([]);

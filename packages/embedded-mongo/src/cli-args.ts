@@ -1,7 +1,7 @@
 import type { EmbeddedMongoOptions } from './embedded-mongo-server';
 
 /** The CLI usage line, printed with argument errors. */
-export const USAGE = 'usage: node dist/cli.js [--port N] [--host H] [--ttl-interval-ms N] [--repl-set NAME] [--help]';
+const USAGE = 'usage: node dist/cli.js [--port N] [--host H] [--ttl-interval-ms N] [--repl-set NAME] [--help]';
 
 /** What `--help` prints: the usage, what the server is, each option, and how it reports. */
 export const HELP = `${USAGE}

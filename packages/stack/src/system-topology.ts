@@ -13,7 +13,7 @@ export interface SystemTopology {
 }
 
 /** Roles a service process can have. */
-export type ServiceRole = 'remote-sim' | 'submission' | 'scheduler' | 'supervisor' | 'dashboard' | `agent-${string}`;
+export type ServiceRole = 'remote-sim' | 'submission' | 'scheduler' | 'supervisor' | 'dashboard' | 'core' | `agent-${string}`;
 
 /** The log message each service prints once it is serving; the launcher waits for it. */
 export const READY_MESSAGES: Record<string, string> = {
@@ -23,4 +23,5 @@ export const READY_MESSAGES: Record<string, string> = {
   supervisor: 'supervisor ready',
   agent: 'agent ready',
   dashboard: 'dashboard ready',
+  core: 'core ready',
 };

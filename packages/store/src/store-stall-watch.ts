@@ -23,7 +23,7 @@ export interface StoreStallWatchOptions {
 }
 
 /** The stall key the watch reports under. */
-export const STORE_STALL_KEY = 'mongo';
+const STORE_STALL_KEY = 'mongo';
 
 interface InFlight {
   at: number;

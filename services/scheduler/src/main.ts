@@ -1,5 +1,5 @@
 import { AgentReply, OperatorCommand, QueueNames, SchedulerWakeup } from '@sas/contracts';
-import { ProbeServer, installShutdown, loadConfig } from '@sas/runtime';
+import { ProbeServer, loadConfig } from '@sas/runtime';
 import { openProcessService, runMain } from '@sas/wiring';
 import { AgentRegistrationRepository } from '@sas/store';
 import { scheduleAgentCoverageCheck } from './agent-coverage-check';
@@ -15,8 +15,8 @@ import { Scheduler } from './scheduler';
 import { consumeSignals } from './signal-consumer';
 import { SignalHandler } from './signal-handler';
 
-runMain('scheduler', async () => {
-  const config = loadConfig(SchedulerConfig, process.env);
+runMain('scheduler', async (env) => {
+  const config = loadConfig(SchedulerConfig, env);
   const svc = await openProcessService('scheduler', config);
   const { bus, engine, logger } = svc;
   const metrics = new PromSchedulerMetrics(svc.metrics);
@@ -83,15 +83,18 @@ runMain('scheduler', async () => {
   const probe = new ProbeServer({ ready: () => svc.connectionsReady() && replies.isRunning(), registry: svc.metrics });
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
   const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
-  installShutdown(logger, [
-    // First: closing the job runner gives its lease up, so a standby fires the next occurrence on time.
-    ...(jobs ? [jobs] : []),
-    coverage,
-    { name: 'scheduler', close: () => scheduler.close() },
-    { name: 'held-work-releaser', close: () => releaser.close() },
-    bulk,
-    { name: 'probe', close: () => probe.close() },
-    ...svc.closables,
-  ]);
-  logger.info({ workflows: svc.registry.list(), probePort }, 'scheduler ready');
+  return {
+    logger,
+    closables: [
+      // First: closing the job runner gives its lease up, so a standby fires the next occurrence on time.
+      ...(jobs ? [jobs] : []),
+      coverage,
+      { name: 'scheduler', close: () => scheduler.close() },
+      { name: 'held-work-releaser', close: () => releaser.close() },
+      bulk,
+      { name: 'probe', close: () => probe.close() },
+      ...svc.closables,
+    ],
+    ready: () => logger.info({ workflows: svc.registry.list(), probePort }, 'scheduler ready'),
+  };
 });

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { QueueNames, SubmissionMessage } from '@sas/contracts';
-import { ProbeServer, installShutdown, loadConfig } from '@sas/runtime';
+import { ProbeServer, loadConfig } from '@sas/runtime';
 import { openProcessService, runMain } from '@sas/wiring';
 import { SubmissionConfig } from './config';
 import { SubmissionHandler } from './submission-handler';
 
-runMain('submission', async () => {
-  const config = loadConfig(SubmissionConfig, process.env);
+runMain('submission', async (env) => {
+  const config = loadConfig(SubmissionConfig, env);
   const svc = await openProcessService('submission', config);
   const { bus, logger } = svc;
   const handler = new SubmissionHandler({
@@ -31,6 +31,9 @@ runMain('submission', async () => {
   const probe = new ProbeServer({ ready: () => svc.connectionsReady() && consumer.isRunning(), registry: svc.metrics });
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
   const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
-  installShutdown(logger, [{ name: 'probe', close: () => probe.close() }, ...svc.closables]);
-  logger.info({ queue: QueueNames.submission, workflows: svc.registry.list(), probePort }, 'submission ready');
+  return {
+    logger,
+    closables: [{ name: 'probe', close: () => probe.close() }, ...svc.closables],
+    ready: () => logger.info({ queue: QueueNames.submission, workflows: svc.registry.list(), probePort }, 'submission ready'),
+  };
 });

@@ -1,12 +1,12 @@
-import { ProbeServer, installShutdown, loadConfig } from '@sas/runtime';
+import { ProbeServer, loadConfig } from '@sas/runtime';
 import { LeaseRepository } from '@sas/store';
 import { openProcessService, runMain } from '@sas/wiring';
 import { SupervisorConfig } from './config';
 import { PromSupervisorMetrics } from './prom-supervisor-metrics';
 import { Supervisor } from './supervisor';
 
-runMain('supervisor', async () => {
-  const config = loadConfig(SupervisorConfig, process.env);
+runMain('supervisor', async (env) => {
+  const config = loadConfig(SupervisorConfig, env);
   const svc = await openProcessService('supervisor', config);
   const metrics = new PromSupervisorMetrics(svc.metrics);
   const supervisor = new Supervisor({
@@ -26,10 +26,13 @@ runMain('supervisor', async () => {
   const probe = new ProbeServer({ ready: () => svc.connectionsReady(), registry: svc.metrics });
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
   const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
-  installShutdown(svc.logger, [
-    { name: 'supervisor', close: () => supervisor.close() },
-    { name: 'probe', close: () => probe.close() },
-    ...svc.closables,
-  ]);
-  svc.logger.info({ sweepIntervalMs: config.SWEEP_INTERVAL_MS, probePort }, 'supervisor ready');
+  return {
+    logger: svc.logger,
+    closables: [
+      { name: 'supervisor', close: () => supervisor.close() },
+      { name: 'probe', close: () => probe.close() },
+      ...svc.closables,
+    ],
+    ready: () => svc.logger.info({ sweepIntervalMs: config.SWEEP_INTERVAL_MS, probePort }, 'supervisor ready'),
+  };
 });

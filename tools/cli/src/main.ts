@@ -89,6 +89,7 @@ async function main(argv: string[]): Promise<number> {
       supervisors: { type: 'string' },
       'log-dir': { type: 'string' },
       'dashboard-port': { type: 'string' },
+      'separate-processes': { type: 'boolean', default: false },
     },
   });
   const [command, target] = positionals;

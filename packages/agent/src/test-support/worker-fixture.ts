@@ -8,7 +8,7 @@ import { scriptedRemote, type ReceivedCall, type Script } from './scripted-remot
 import { VirtualTime } from './virtual-time';
 
 /** A sent reply with its destination. */
-export interface SentReply {
+interface SentReply {
   to: string;
   reply: AgentReply;
 }
@@ -36,7 +36,7 @@ export interface WorkerFixture {
 }
 
 /** The policy the fixture's requests carry: no jitter surprises unless a test sets `random`. */
-export const TEST_POLICY: RetryPolicy = {
+const TEST_POLICY: RetryPolicy = {
   maxAttempts: 4,
   initialBackoffMs: 100,
   maxBackoffMs: 1000,

@@ -4,8 +4,8 @@ import type { CommandContext, CommandHandler } from './command-context';
 
 /** The MongoDB version this server answers to: 7.0, wire version 21. */
 export const SERVER_VERSION = '7.0.0';
-export const MAX_WIRE_VERSION = 21;
-export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
+const MAX_WIRE_VERSION = 21;
+const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
 export const MAX_MESSAGE_SIZE_BYTES = 48_000_000;
 
 /**

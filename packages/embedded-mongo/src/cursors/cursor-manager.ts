@@ -5,7 +5,7 @@ import { CommandError } from '../errors/command-error';
 /** The most a batch may hold, as in MongoDB (one BSON object's limit). */
 const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 /** The first batch's default size in MongoDB. */
-export const DEFAULT_FIRST_BATCH = 101;
+const DEFAULT_FIRST_BATCH = 101;
 
 interface CursorState {
   readonly ns: string;

@@ -8,7 +8,7 @@ import { isOperatorObject } from './query-matcher';
  * space. Range bounds use them the way MongoDB's index bounds use type brackets: `$lte: date`
  * reads from the first Date up to `date`, never into numbers or strings.
  */
-export class KeyEdge {
+class KeyEdge {
   constructor(
     readonly rank: number,
     readonly after: boolean,
@@ -21,7 +21,7 @@ export const LOWEST = new KeyEdge(-Infinity, false);
 export const HIGHEST = new KeyEdge(Infinity, true);
 
 /** One end of an interval of key values. */
-export interface KeyBound {
+interface KeyBound {
   readonly value: unknown;
   readonly inclusive: boolean;
 }
@@ -31,12 +31,6 @@ export interface KeyInterval {
   readonly low: KeyBound;
   readonly high: KeyBound;
 }
-
-/** Every key value: what a field the filter does not constrain may hold. */
-export const ALL_VALUES: KeyInterval = {
-  low: { value: LOWEST, inclusive: true },
-  high: { value: HIGHEST, inclusive: true },
-};
 
 function edgeVersus(edge: KeyEdge, value: unknown): -1 | 1 {
   const rank = value instanceof KeyEdge ? value.rank : typeRank(value);
@@ -76,7 +70,7 @@ function intersectOne(a: KeyInterval, b: KeyInterval): KeyInterval | undefined {
 }
 
 /** The values in both lists; each list is sorted and disjoint, and so is the result. */
-export function intersectIntervals(a: readonly KeyInterval[], b: readonly KeyInterval[]): KeyInterval[] {
+function intersectIntervals(a: readonly KeyInterval[], b: readonly KeyInterval[]): KeyInterval[] {
   const out: KeyInterval[] = [];
   for (const x of a)
     for (const y of b) {
@@ -131,7 +125,7 @@ function operatorIntervals(op: string, arg: unknown): KeyInterval[] | undefined 
  * the documents it matches (in a collection with no arrays on that path), or undefined when the
  * entry bounds nothing. The matcher still runs on every document read, so a superset is enough.
  */
-export function fieldIntervals(spec: unknown): KeyInterval[] | undefined {
+function fieldIntervals(spec: unknown): KeyInterval[] | undefined {
   if (!isOperatorObject(spec)) return boundable(spec) ? [point(spec)] : undefined;
   let out: KeyInterval[] | undefined;
   for (const [op, arg] of Object.entries(spec as Doc)) {

@@ -17,13 +17,13 @@ export interface SortField {
 }
 
 /** One contiguous stretch of an index to read: every entry between the two probe keys. */
-export interface IndexRange {
+interface IndexRange {
   readonly start: IndexKey;
   readonly end: IndexKey;
 }
 
 /** Read the whole collection in natural order. */
-export interface ScanPlan {
+interface ScanPlan {
   readonly kind: 'scan';
 }
 

@@ -6,7 +6,7 @@ import { isOperatorObject } from '../query/query-matcher';
 import { splitPath } from '../query/field-path';
 
 /** One field of an index key pattern. */
-export interface IndexField {
+interface IndexField {
   readonly path: string;
   readonly parts: readonly string[];
 }

@@ -8,7 +8,7 @@ import { CommandError } from '../errors/command-error';
  * user documents (`BSONDepth::getMaxDepthForUserStorage`). MongoDB's documentation promises 100.
  * Every write refuses deeper documents, so nothing stored is ever too deep to read back.
  */
-export const MAX_STORED_DEPTH = 180;
+const MAX_STORED_DEPTH = 180;
 
 /**
  * Refuses a document to insert that opens a level past {@link MAX_STORED_DEPTH}, with MongoDB's

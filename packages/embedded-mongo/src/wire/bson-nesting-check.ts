@@ -2,7 +2,7 @@
  * How deeply MongoDB lets any BSON it receives nest: `maxBSONDepth`, 200 by default. The root
  * document is one level more, so a document may span 201 levels in all.
  */
-export const MAX_BSON_DEPTH = 200;
+const MAX_BSON_DEPTH = 200;
 
 /** What {@link checkBsonNesting} found: the document nests within the limit, past it, or is not valid BSON. */
 export type BsonNestingVerdict = 'within' | 'too-deep' | 'malformed';

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+
 /** The roles `sas` runs as commands (`sas scheduler`, ...), each the main module of its service package. */
 export const ROLE_PACKAGES = {
   submission: '@sas/submission',
@@ -23,4 +25,12 @@ export function isRole(word: string | undefined): word is Role {
 export function roleScript(role: string): string {
   if (!isRole(role)) throw new Error(`No service role '${role}'; the roles are ${Object.keys(ROLE_PACKAGES).join(', ')}`);
   return require.resolve(`${ROLE_PACKAGES[role]}/main`);
+}
+
+/**
+ * The entry point of the core process, which hosts submission, a scheduler and a supervisor
+ * together (`core-main`, beside this file in the CLI's own package).
+ */
+export function coreScript(): string {
+  return join(__dirname, 'core-main.js');
 }

@@ -17,6 +17,13 @@ export interface UpOutput {
 const COUNTS_INTERVAL_MS = 1000;
 
 /**
+ * How long the services get to finish the shutdown Ctrl-C started in each of them (its bound is
+ * 10 s) before they are told to stop again: a second signal makes a service exit at once, which
+ * would cut short the core process's closing of its three roles.
+ */
+const CTRL_C_SHUTDOWN_MS = 12_000;
+
+/**
  * `sas up`: starts the system ({@link startUp}), prints what an application and an agent need, then
  * shows the processes by state until Ctrl-C (exit 0) or until a service dies (reported with its last
  * lines, everything stopped, exit 1: nothing is restarted behind the user's back).
@@ -55,10 +62,11 @@ export async function runUp(options: UpOptions, output: UpOutput, signal: Promis
     throw e;
   }
   let store: StoreConnection | undefined;
+  let ctrlC = false;
   try {
     out(`  Redis: ${up.env.REDIS_URL} (${up.redisKind})`);
     out(`  ${describeMongo(up.mongo)}`);
-    out(`  ready: ${up.system.all.map((p) => p.name).join(', ')}`);
+    out(`  ready: ${up.system.all.map((p) => (p.name.startsWith('core-') ? `${p.name} (submission, scheduler, supervisor)` : p.name)).join(', ')}`);
     out(`  logs: ${up.logDir} (one file per service)`);
     out('');
     out('sas is up. Your agents (@sas/agent), your application (@sas/client) and the operator commands (sas status, ...) use:');
@@ -75,10 +83,13 @@ export async function runUp(options: UpOptions, output: UpOutput, signal: Promis
       return 1;
     }
     out(`\nsas up: ${stopped}, stopping every service ...`);
+    // A terminal's Ctrl-C reaches the whole process group, so the services are stopping already.
+    ctrlC = stopped === 'signal SIGINT';
     return 0;
   } finally {
     stopping = true;
     await store?.close();
+    if (ctrlC) await withinMs(Promise.all(up.system.all.map((p) => p.whenExited())), CTRL_C_SHUTDOWN_MS);
     await up.stop();
     out(`sas up: stopped. Logs: ${up.logDir}`);
   }
@@ -106,4 +117,11 @@ async function countByState(store: StoreConnection): Promise<StateCounts> {
     .aggregate<{ _id: string; n: number }>([{ $group: { _id: '$state', n: { $sum: 1 } } }])
     .toArray();
   return Object.fromEntries(rows.map((r) => [r._id, r.n]));
+}
+
+/** Waits for `promise` or `ms`, whichever comes first. */
+async function withinMs(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

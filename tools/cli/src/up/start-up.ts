@@ -6,7 +6,7 @@ import { readMappingFile } from '@sas/http-agent';
 import { LocalSystem, resolveMongo, startRedis, type LogFn, type MongoTarget, type RedisServer } from '@sas/stack';
 import { workflowAgents, type WorkflowDefinition } from '@sas/workflow';
 import { checkWorkflows } from '../check-workflows';
-import { roleScript } from './role-scripts';
+import { coreScript, roleScript } from './role-scripts';
 import type { UpAgent } from './up-options';
 
 /** Options of {@link startUp}. */
@@ -19,6 +19,12 @@ export interface StartUpOptions {
   builtInAgents?: boolean;
   schedulers: number;
   supervisors: number;
+  /**
+   * Submission, the first scheduler and the first supervisor in one process (`core-1`, see
+   * core-main); the other schedulers and supervisors, the agents and the dashboard each in its own.
+   * @default false: every service its own process, as in production
+   */
+  sharedCore?: boolean;
   dashboardPort: number;
   /** Where the logs go; a new folder under the temp dir when not given. */
   logDir?: string;
@@ -58,7 +64,8 @@ export class UpRefused extends Error {
 /**
  * `sas up` and the demo: checks the workflows and mapping files, then starts Redis (REDIS_URL, else
  * a private redis-server), MongoDB (MONGO_URL, else as {@link resolveMongo} finds one), and every
- * service as its own process from the installed service packages, waiting for each one's ready line.
+ * service as its own process from the installed service packages (or, with `sharedCore`, the core
+ * roles together in one), waiting for each one's ready line.
  */
 export async function startUp(options: StartUpOptions): Promise<UpSystem> {
   const env = options.env ?? process.env;
@@ -91,21 +98,29 @@ export async function startUp(options: StartUpOptions): Promise<UpSystem> {
       submission: core,
       scheduler: core,
       supervisor: core,
+      core,
       dashboard: { PORT: String(options.dashboardPort), ...(agentNames.length > 0 ? { AGENTS: agentNames.join(',') } : {}) },
     };
     for (const agent of options.agents) roleEnv[`agent-${agent.name}`] = { AGENT_MAPPING_FILE: resolve(agent.mappingFile) };
     const agents: Record<string, number> = {};
     for (const name of options.builtInAgents ? ['inventory', 'payment', 'shipping'] : []) agents[name] = 1;
     for (const agent of options.agents) agents[agent.name] = 1;
+    const shared = options.sharedCore ?? false;
+    // Shared: the core process hosts one of each core role, and the dashboard starts after it, last as LocalSystem starts it.
+    const inCore = shared ? 1 : 0;
     system = await LocalSystem.start({
-      script: roleScript,
+      script: (role) => (role === 'core' ? coreScript() : roleScript(role)),
       remoteSim: options.builtInAgents ?? false,
       env: { ...serviceEnv, LOG_LEVEL: env['LOG_LEVEL'] ?? 'info' },
-      topology: { agents, schedulers: options.schedulers, supervisors: options.supervisors, submission: 1, dashboard: 1 },
+      topology: { agents, schedulers: options.schedulers - inCore, supervisors: options.supervisors - inCore, submission: 1 - inCore, dashboard: 1 - inCore },
       roleEnv,
       logDir,
       log: options.log,
     });
+    if (shared) {
+      await system.spawn('core');
+      await system.spawn('dashboard');
+    }
     const dashboardUrl = dashboardUrlOf(system);
     const loginUrl = system.dashboardToken ? `${dashboardUrl}/login?token=${system.dashboardToken}` : `${dashboardUrl}/`;
     const redisKind = redis ? 'a private redis-server, gone when sas up stops' : 'REDIS_URL';

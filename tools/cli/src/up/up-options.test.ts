@@ -12,7 +12,13 @@ describe('parseUpOptions', () => {
       supervisors: 1,
       logDir: undefined,
       dashboardPort: 0,
+      sharedCore: true,
     });
+  });
+
+  it('runs submission, a scheduler and a supervisor in one process unless --separate-processes', () => {
+    expect(parseUpOptions({}).sharedCore).toBe(true);
+    expect(parseUpOptions({ 'separate-processes': true }).sharedCore).toBe(false);
   });
 
   it('refuses an --agent without a mapping, a name agents cannot have, or the same agent twice', () => {

@@ -15,6 +15,8 @@ export interface UpOptions {
   logDir?: string;
   /** The dashboard's port; 0 picks a free one. */
   dashboardPort: number;
+  /** Submission, the first scheduler and the first supervisor in one process (`core-1`); false with --separate-processes. */
+  sharedCore: boolean;
 }
 
 /** The raw option values `sas up` takes (as node:util parseArgs gives them). */
@@ -25,14 +27,16 @@ export interface UpArgs {
   supervisors?: string;
   'log-dir'?: string;
   'dashboard-port'?: string;
+  'separate-processes'?: boolean;
 }
 
 /** Usage of `sas up`, part of the CLI's help. */
 export const UP_USAGE = `  up [--workflows FILE] [--agent NAME=MAPPING.json ...] [--schedulers N] [--supervisors N]
-     [--log-dir DIR] [--dashboard-port N]
+     [--log-dir DIR] [--dashboard-port N] [--separate-processes]
         run the core on your workflows: submission, schedulers, supervisors, the dashboard and one
-        HTTP agent per --agent, each its own process; REDIS_URL/MONGO_URL when set, else a private
-        redis-server and MongoDB as resolved. Ctrl-C stops everything`;
+        HTTP agent per --agent; submission, one scheduler and one supervisor share a process (core-1)
+        unless --separate-processes, every other service is its own process; REDIS_URL/MONGO_URL
+        when set, else a private redis-server and MongoDB as resolved. Ctrl-C stops everything`;
 
 /** Checks and converts `sas up`'s options; throws an error that names the option and what it takes. */
 export function parseUpOptions(args: UpArgs): UpOptions {
@@ -53,6 +57,7 @@ export function parseUpOptions(args: UpArgs): UpOptions {
     supervisors: count('--supervisors', args.supervisors, 1),
     logDir: args['log-dir'],
     dashboardPort: port(args['dashboard-port']),
+    sharedCore: args['separate-processes'] !== true,
   };
 }
 
