@@ -6,11 +6,12 @@ import { findWorkspaceRoot } from '@sas/stack';
 import { SasClient } from '@sas/client';
 import { orderFulfilmentV1, type WorkflowDefinition } from '@sas/workflow';
 import { SystemFixture } from '../support/system-fixture';
-import { TEST_COMPLETE_BY_MS } from '../support/test-workflows';
+import { fastFulfilment } from '../support/test-workflows';
 
 // Wait and signal steps end to end: real Redis, MongoDB stand-in, services and agents as processes.
 
-const [reserve, charge, ship] = orderFulfilmentV1.steps.map((s) => ({ ...s, completeByMs: TEST_COMPLETE_BY_MS, retry: {} }));
+/** The test workflows' steps: order-fulfilment's, with a short complete-by and quick retries. */
+const [reserve, charge, ship] = fastFulfilment.steps;
 
 /** Reserve, wait for the `approved` signal (a minute), cool off 3 s, then charge and ship. */
 const approvalThenCoolOff: WorkflowDefinition = {
