@@ -14,8 +14,11 @@ export const RemoteOperations = {
 /** Name of a simulated remote service: `payment`, `inventory`, `shipping`, `flight` or `hotel`. */
 export type RemoteServiceName = keyof typeof RemoteOperations;
 
-/** Every service name, in a stable order (used to list faults and stats). */
-export const remoteServiceNames: readonly RemoteServiceName[] = ['payment', 'inventory', 'shipping', 'flight', 'hotel'];
+/** The services the deployments (Compose, Kubernetes) run an agent for, in a stable order. */
+export const remoteServiceNames: readonly RemoteServiceName[] = ['payment', 'inventory', 'shipping'];
+
+/** Every service remote-sim simulates, the trip-booking example's too (used to list faults and stats). */
+export const simulatedServiceNames: readonly RemoteServiceName[] = [...remoteServiceNames, 'flight', 'hotel'];
 
 /** True when `name` is one of the simulated services; narrows the type for the caller. */
 export function isRemoteService(name: string): name is RemoteServiceName {
