@@ -21,5 +21,7 @@ export * from './errors/send-timeout-error';
 export * from './errors/status-timeout-error';
 export * from './errors/no-answer-error';
 export * from './errors/client-closed-error';
-export type { StatusEvent, StatusKind, SubmissionMessage, OperatorCommandResult } from '@sas/contracts';
+export * from './errors/invalid-signal-error';
+export * from './send-signal';
+export type { StatusEvent, StatusKind, SubmissionMessage, OperatorCommandResult, SignalResult, SignalOutcome } from '@sas/contracts';
 export type { KnownWorkflow } from './payload-checks';

@@ -10,6 +10,8 @@ import {
   queueKeyPrefix,
   redactRedisUrl,
   queuePrefixProblem,
+  type JsonObject,
+  type SignalResult,
   type StatusEvent,
   StatusEvents,
   type StatusKind,
@@ -24,6 +26,7 @@ import { StatusTimeoutError } from './errors/status-timeout-error';
 import { DEFAULT_JOB_OPTIONS } from './job-options';
 import { createRedisConnection, redisLivenessOptions, type RedisConnection } from './redis-connection';
 import { requestReply } from './request-reply';
+import { sendSignal, type SignalOptions } from './send-signal';
 import { StatusStream } from './status-stream';
 import { submissionJobId } from './submission-job-id';
 import { withDeadline } from './with-deadline';
@@ -270,6 +273,23 @@ export class SasClient {
    */
   resubmit(processId: string, options: OperatorCommandOptions): Promise<OperatorCommandResult> {
     return this.command('resubmit', processId, options);
+  }
+
+  /**
+   * Sends the named signal to the process of `orderId` (an approval, a payment confirmed elsewhere)
+   * and resolves with the scheduler's answer: `consumed` by the signal step waiting for it, `kept`
+   * until that step comes up, a `repeat` of a signal already received (counted once, answered as
+   * then), or `ok: false` when refused (the process finished, or no such order). Retrying a call
+   * is safe: the default signal id is derived from the orderId, name and data.
+   *
+   * @throws {InvalidSignalError} naming each invalid field; nothing was sent
+   * @throws {NoAnswerError} when no scheduler answered within `timeoutMs` (the signal stays queued; sending it again is safe)
+   */
+  async signal(orderId: string, name: string, data: JsonObject | null = null, options: SignalOptions = {}): Promise<SignalResult> {
+    this.assertOpen('signal');
+    const outcome = await sendSignal({ redisUrl: this.options.redisUrl, prefix: this.prefix }, { orderId }, name, data, options);
+    if (outcome.answered) return outcome.reply;
+    throw new NoAnswerError(`signal ${name}`, orderId, options.timeoutMs ?? 30_000, { redisUrl: redactRedisUrl(this.options.redisUrl), prefix: this.prefix });
   }
 
   /** Stops listening (an event being handled is finished first), ends open `statuses` loops and closes the connections. Idempotent. */

@@ -21,6 +21,7 @@ export * from './status-event';
 export * from './alert';
 export * from './dead-letter-entry';
 export * from './operator-command';
+export * from './process-signal';
 export * from './scheduler-wakeup';
 export * from './process-document';
 export * from './process-event';

@@ -15,6 +15,8 @@ export const QueueNames = {
   deadLetter: 'dead-letter',
   /** Operator commands: resubmit, cancel. */
   operatorCommands: 'operator.commands',
+  /** Signals from outside for one process each (a signal step waits for them); the schedulers apply them. */
+  processSignals: 'process.signals',
   /** The request queue of one agent (one remote service). */
   agentRequests: (agent: string): string => `agent.${agent}.requests`,
 } as const;

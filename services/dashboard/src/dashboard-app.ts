@@ -12,6 +12,7 @@ import type { AlertStore } from './alert-store';
 import { apiErrorHandler, apiNotFound } from './api-errors';
 import { bulkRoutes, type BulkOperations } from './bulk-routes';
 import type { CommandSender } from './command-sender';
+import type { SignalSender } from './signal-sender';
 import { renderDashboardPage } from './dashboard-page';
 import { type DashboardAuth, loginRoute, principalOf, requireAccess } from './dashboard-access';
 import { registerDashboardMetrics } from './dashboard-metrics';
@@ -38,6 +39,8 @@ export interface DashboardAppDeps {
   /** Every system queue (see `systemQueueNames`); must include `alerts` and `dead-letter`. */
   queues: readonly Queue[];
   commands: CommandSender;
+  /** Sends signals (`POST /api/processes/:id/signal`). @default none: that route answers 404 */
+  signals?: SignalSender;
   /**
    * Who may use the dashboard: the configured tokens (see `DASHBOARD_TOKENS`), or `'off'` only
    * when `DASHBOARD_AUTH=off` says so explicitly.
@@ -114,7 +117,7 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
   app.use(sameOriginGuard);
   app.use(BULL_BOARD_PATH, readOnlyBoard, board);
   app.use('/api', jsonOnlyGuard, express.json({ limit: '16kb' }));
-  app.use('/api/processes', processRoutes({ readModel: deps.readModel, commands: deps.commands, logger: deps.logger }));
+  app.use('/api/processes', processRoutes({ readModel: deps.readModel, commands: deps.commands, ...(deps.signals && { signals: deps.signals }), logger: deps.logger }));
   if (deps.bulk) app.use('/api/bulk', bulkRoutes({ bulk: deps.bulk, logger: deps.logger }));
   if (deps.agentPauses) app.use('/api/agents', agentRoutes({ agents: deps.agentPauses, logger: deps.logger, now }));
   app.use('/api/audit', auditRoutes({ audit: deps.audit, authOff: deps.auth === 'off' }));

@@ -15,6 +15,7 @@ import { MongoAlertStore } from './mongo-alert-store';
 import { MongoReadModel } from './mongo-read-model';
 import { systemQueueNames } from './queue-catalog';
 import { SchedulerCommandSender } from './scheduler-command-sender';
+import { SchedulerSignalSender } from './scheduler-signal-sender';
 
 /** Wires the dashboard to MongoDB, Redis and HTTP; launchers read the URL from the `dashboard ready` line. */
 async function main(): Promise<void> {
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
     alerts,
     queues: systemQueueNames(config.AGENTS).map((name) => bus.queue(name)),
     commands: new SchedulerCommandSender({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, timeoutMs: config.COMMAND_TIMEOUT_MS }),
+    signals: new SchedulerSignalSender({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX, timeoutMs: config.COMMAND_TIMEOUT_MS }),
     auth: config.DASHBOARD_AUTH === 'off' ? 'off' : new DashboardCredentials(config.DASHBOARD_TOKENS, { sessionTtlMs: config.DASHBOARD_SESSION_TTL_MS, clock: systemClock }),
     logger,
     redisReady: () => bus.isReady() && !store.isStalled(),

@@ -5,6 +5,8 @@ import { sendError } from './api-errors';
 import { noteAudit } from './audit-trail';
 import { principalOf } from './dashboard-access';
 import type { CommandSender } from './command-sender';
+import { signalRoute } from './signal-route';
+import type { SignalSender } from './signal-sender';
 import { OperatorRequestBody, ProcessIdParams, operatorBy } from './operator-request';
 import { parseInput } from './parse-input';
 import { ProcessListQuery, nextCursor } from './process-list-query';
@@ -14,11 +16,13 @@ import type { ProcessReadModel } from './process-read-model';
 export interface ProcessRoutesDeps {
   readModel: ProcessReadModel;
   commands: CommandSender;
+  /** Sends signals (`POST /:id/signal`). @default none: that route answers 404 */
+  signals?: SignalSender;
   logger: Logger;
 }
 
 /**
- * `/api/processes`: list and inspect processes, and resubmit or cancel one. The dashboard never
+ * `/api/processes`: list and inspect processes, and resubmit, cancel or signal one. The dashboard never
  * changes a process itself: it asks a scheduler, which applies the command through the same engine
  * (and the same conditional writes) as everything else, and shows what the scheduler answered.
  */
@@ -45,6 +49,7 @@ export function processRoutes(deps: ProcessRoutesDeps): Router {
 
   router.post('/:id/resubmit', (req, res) => command('resubmit', req, res));
   router.post('/:id/cancel', (req, res) => command('cancel', req, res));
+  router.post('/:id/signal', signalRoute(deps));
 
   async function command(name: OperatorCommand['command'], req: Request, res: Response): Promise<void> {
     noteAudit(res, { action: `process.${name}`, target: `process ${String(req.params['id'])}` });

@@ -13,6 +13,7 @@ export function systemQueueNames(agents: readonly string[]): string[] {
     QueueNames.alerts,
     QueueNames.deadLetter,
     QueueNames.operatorCommands,
+    QueueNames.processSignals,
     ...agents.map((agent) => QueueNames.agentRequests(agent)),
   ];
 }
