@@ -6,7 +6,9 @@
  */
 module.exports = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }] },
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }], '/@marcbachmann/cel-js/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
+  // The CEL library ships ES modules only: jest's require() cannot load them untransformed (Node's can).
+  transformIgnorePatterns: ['/node_modules/(?!\\.pnpm/|@marcbachmann/cel-js/)'],
   testMatch: [
     '<rootDir>/packages/*/src/**/*.test.ts',
     '<rootDir>/services/*/src/**/*.test.ts',

@@ -1,6 +1,6 @@
 import type { ProcessDocument } from '@sas/contracts';
 import type { Arrival } from '@sas/remote-sim';
-import type { WorkflowDefinition } from '@sas/workflow';
+import { taskSteps, type WorkflowDefinition } from '@sas/workflow';
 import type { LedgerEffect } from './system-fixture';
 
 /**
@@ -33,7 +33,7 @@ export function kindOf(effect: Pick<LedgerEffect, 'service' | 'operation'>): str
  */
 export function undoPairs(workflows: readonly WorkflowDefinition[]): UndoOf {
   const pairs = new Map<string, string>();
-  for (const step of workflows.flatMap((w) => w.steps)) {
+  for (const step of workflows.flatMap((w) => taskSteps(w))) {
     if (step.compensation !== null) pairs.set(`${step.agent}.${step.operation}`, `${step.agent}.${step.compensation}`);
   }
   return pairs;

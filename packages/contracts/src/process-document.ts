@@ -27,8 +27,49 @@ export const StepRecord = z.object({
    * documents written before the bound existed have none.
    */
   parkedSince: z.date().nullable().optional(),
+  /**
+   * What the record stands for: a task run by an agent (absent: every record written before the other
+   * kinds existed), a wait step (a durable timer) or a signal step (waits for a named signal sent from
+   * outside). A wait or signal record has `agent` '' (no agent runs it), `operation` 'wait' or 'signal',
+   * and `compensation` null: nothing to undo. Optional.
+   */
+  kind: z.enum(['task', 'wait', 'signal']).optional(),
+  /** The parallel group this task belongs to (its members' records are consecutive); absent outside a group. */
+  group: z.string().optional(),
+  /**
+   * A group member's own fence: the process's `attempt` of its latest dispatch. A reply to a member is
+   * current when it carries this attempt, whatever its siblings' dispatches did to the process's attempt.
+   * Absent outside a group.
+   */
+  attempt: z.number().int().nonnegative().optional(),
+  /** A group member's own complete-by (the process's `completeBy` is the earliest of its Running members'). */
+  completeBy: z.date().nullable().optional(),
+  /** A group member's own count of recoveries (the process's `failureCount` is the highest of its members'). */
+  failureCount: z.number().int().nonnegative().optional(),
+  /** A group member waiting to be dispatched again (recovered, parked, its send failed) is not dispatched before this. */
+  notBefore: z.date().nullable().optional(),
+  /** A wait step's instant; a signal step's timeout deadline. */
+  waitUntil: z.date().nullable().optional(),
+  /** The name of the signal a signal step waits for. */
+  signal: z.string().optional(),
 });
 export type StepRecord = z.infer<typeof StepRecord>;
+
+/** The most signals one process keeps; a signal beyond is refused with a clear answer. */
+export const MAX_SIGNALS_PER_PROCESS = 50;
+
+/** A signal received by a process (see `ProcessDocument.signals`). */
+export const ReceivedSignal = z.object({
+  /** Chosen by the sender: a signal sent again with the same id is a repeat, not a second signal. */
+  id: z.string(),
+  name: z.string(),
+  /** Becomes the result of the signal step that consumes it; at most the step result size limit. */
+  data: JsonObject.nullable(),
+  at: z.date(),
+  /** The signal step that consumed it; null or absent while it waits for one. */
+  consumedBy: z.string().nullable().optional(),
+});
+export type ReceivedSignal = z.infer<typeof ReceivedSignal>;
 
 /**
  * One task (order) in the `processes` collection. Single-document writes give atomicity; every
@@ -125,5 +166,12 @@ export const ProcessDocument = z.object({
    * absent when tracing was off at submission, and in documents written before tracing existed.
    */
   traceparent: Traceparent,
+  /**
+   * Signals sent to this process from outside (at most {@link MAX_SIGNALS_PER_PROCESS}), oldest
+   * first: kept until a signal step of their name consumes one, so a signal sent before its step is
+   * reached is not lost, and a signal sent again with the same id is answered as the first time.
+   * Optional: older documents have none.
+   */
+  signals: z.array(ReceivedSignal).optional(),
 });
 export type ProcessDocument = z.infer<typeof ProcessDocument>;

@@ -8,6 +8,8 @@ export const StatusKind = z.enum([
   'Rejected',
   'Processing',
   'StepCompleted',
+  /** A step (or every member of a parallel group) whose condition was false: never run, never undone. */
+  'StepSkipped',
   'Processed',
   'Failed',
   'Compensated',
@@ -17,7 +19,7 @@ export type StatusKind = z.infer<typeof StatusKind>;
 
 /**
  * Which status events an order sends its application (decision 59). `all`: every one, including
- * the progress events `Processing` and `StepCompleted`. `final`: every status but those two:
+ * the progress events `Processing`, `StepCompleted` and `StepSkipped`. `final`: every status but those three:
  * `Received` (or `Duplicate`, `Rejected`), then the outcome (`Processed`, `Compensated`,
  * `Canceled`, or `Failed` when it waits for an operator). An order asks for one on submission;
  * an order that names none gets `all`.
@@ -26,7 +28,7 @@ export const StatusEvents = z.enum(['all', 'final']);
 export type StatusEvents = z.infer<typeof StatusEvents>;
 
 /** Statuses that only report progress: sent to an order only when it asked for `all` status events. */
-export const PROGRESS_STATUSES: readonly StatusKind[] = ['Processing', 'StepCompleted'];
+export const PROGRESS_STATUSES: readonly StatusKind[] = ['Processing', 'StepCompleted', 'StepSkipped'];
 
 /** Whether an order that asked for `choice` (absent: `all`) is sent a `status` event. */
 export function sendsStatus(choice: StatusEvents | undefined, status: StatusKind): boolean {

@@ -9,6 +9,7 @@ const SPAN_NAMES: Record<ProcessInput['type'], string> = {
   resubmit: 'resubmit',
   cancel: 'cancel',
   undelivered: 'release undelivered',
+  signal: 'apply signal',
 };
 
 /**

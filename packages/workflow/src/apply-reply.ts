@@ -3,6 +3,8 @@ import { continueCompensation } from './compensation';
 import { holdForPause, isPaused } from './pause-hold';
 import { keepInFlight } from './in-flight';
 import { ProcessDraft } from './process-draft';
+import { startStage } from './start-stage';
+import { nextEntryIndex } from './workflow-entries';
 import { recoverFailure, thresholdReached } from './recover';
 import { maxParkedMs } from './workflow-definition';
 import type { TransitionContext } from './transition-context';
@@ -45,17 +47,7 @@ export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: Transit
       step.result = problem === null ? reply.result : null;
       if (problem !== null) return undoUncarriedResult(draft, problem, from);
       draft.status('StepCompleted', { step: step.name });
-      if (draft.doc.currentStep + 1 < draft.doc.steps.length) {
-        draft.doc.currentStep += 1;
-        const next = draft.step();
-        if (isPaused(ctx, next.agent)) return holdForPause(draft, next.agent, from);
-        draft.dispatch();
-        return draft.finish(`${from}; dispatching ${draft.step().name}`);
-      }
-      draft.doc.reason = null;
-      draft.settle('Processed');
-      draft.status('Processed');
-      return draft.finish(`${from}; all steps done`);
+      return startStage(draft, nextEntryIndex(draft.doc.steps, draft.doc.currentStep), from);
     }
     case 'parked': {
       // The agent may still call under this attempt (its reply's send may have failed: redelivery).

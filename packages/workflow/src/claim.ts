@@ -2,6 +2,9 @@ import type { ProcessDocument } from '@sas/contracts';
 import { continueCompensation } from './compensation';
 import { holdForPause, isPaused } from './pause-hold';
 import { ProcessDraft } from './process-draft';
+import { signalTimedOut } from './signal-step';
+import { startStage } from './start-stage';
+import { wakeWait } from './wait-step';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
 
@@ -21,8 +24,20 @@ export function claim(doc: ProcessDocument, ctx: TransitionContext): TransitionR
   }
   if (doc.mode === 'compensate') return continueCompensation(draft, doc.currentStep, `claimed by ${ctx.who}`);
   const step = draft.step();
-  if (isPaused(ctx, step.agent)) return holdForPause(draft, step.agent, `claimed by ${ctx.who}`);
-  if (doc.currentStep === 0 && step.dispatches === 0) draft.status('Processing');
+  const why = `claimed by ${ctx.who}`;
+  // An entry not begun yet (the first, or one held for a paused agent, or resubmitted) begins here.
+  if (step.state === 'NotStarted') {
+    const first = doc.currentStep === 0 && step.dispatches === 0;
+    const sent = draft.actions.length;
+    if (first) draft.status('Processing');
+    const result = startStage(draft, doc.currentStep, why);
+    // Held for a paused agent, the order has not started: `Processing` is sent once it does.
+    if (first && result.applied && result.next.heldFor) draft.actions.splice(sent, 1);
+    return result;
+  }
+  if (step.kind === 'wait') return wakeWait(draft, why);
+  if (step.kind === 'signal') return signalTimedOut(draft, why);
+  if (isPaused(ctx, step.agent)) return holdForPause(draft, step.agent, why);
   draft.dispatch();
-  return draft.finish(`claimed by ${ctx.who}; dispatching ${step.name}`);
+  return draft.finish(`${why}; dispatching ${step.name}`);
 }

@@ -1,6 +1,6 @@
-import { SCHEMA_VERSION, type JsonObject, type ProcessDocument, type StatusEvents } from '@sas/contracts';
+import { SCHEMA_VERSION, type JsonObject, type ProcessDocument, type StatusEvents, type StepRecord } from '@sas/contracts';
 import { idempotencyKey } from './idempotency-key';
-import type { WorkflowDefinition } from './workflow-definition';
+import type { GroupMember, StepDefinition, WorkflowDefinition } from './workflow-definition';
 
 /** What a new process is made of. */
 export interface NewProcess {
@@ -33,19 +33,7 @@ export function createProcess(input: NewProcess): ProcessDocument {
     attempt: 0,
     notBefore: now,
     currentStep: 0,
-    steps: input.workflow.steps.map((s) => ({
-      name: s.name,
-      agent: s.agent,
-      operation: s.operation,
-      compensation: s.compensation,
-      state: 'NotStarted',
-      dispatches: 0,
-      idempotencyKey: idempotencyKey(input.processId, s.name, 'forward'),
-      startedAt: null,
-      finishedAt: null,
-      result: null,
-      error: null,
-    })),
+    steps: stepRecords(input.processId, input.workflow),
     waits: 0,
     reason: null,
     canceled: false,
@@ -54,5 +42,41 @@ export function createProcess(input: NewProcess): ProcessDocument {
     createdAt: now,
     updatedAt: now,
     deleteTime: null,
+  };
+}
+
+/**
+ * The workflow's entries flattened into one record each, in order: a task, each member of a
+ * parallel group (naming its group), a wait step, a signal step. Wait and signal records have no
+ * agent and nothing to undo.
+ */
+export function stepRecords(processId: string, workflow: WorkflowDefinition): StepRecord[] {
+  return workflow.steps.flatMap((entry): StepRecord[] => {
+    if ('parallel' in entry) return entry.parallel.map((m) => ({ ...taskRecord(processId, m), group: entry.name }));
+    if ('wait' in entry) return [{ ...notStarted(processId, entry.name, '', 'wait', null), kind: 'wait' }];
+    if ('signal' in entry) {
+      return [{ ...notStarted(processId, entry.name, '', 'signal', null), kind: 'signal', signal: entry.signal.name }];
+    }
+    return [taskRecord(processId, entry)];
+  });
+}
+
+function taskRecord(processId: string, step: StepDefinition | GroupMember): StepRecord {
+  return notStarted(processId, step.name, step.agent, step.operation, step.compensation);
+}
+
+function notStarted(processId: string, name: string, agent: string, operation: string, compensation: string | null): StepRecord {
+  return {
+    name,
+    agent,
+    operation,
+    compensation,
+    state: 'NotStarted',
+    dispatches: 0,
+    idempotencyKey: idempotencyKey(processId, name, 'forward'),
+    startedAt: null,
+    finishedAt: null,
+    result: null,
+    error: null,
   };
 }

@@ -1,6 +1,7 @@
 import { defineWorkflow, type StepName, type StepResults } from './define-workflow';
 import { InvalidWorkflowError } from './errors/invalid-workflow-error';
 import { WorkflowRegistry } from './workflow-registry';
+import { taskSteps } from './workflow-entries';
 
 const shop = {
   name: 'shop',
@@ -29,7 +30,7 @@ function errorOf(definition: unknown): InvalidWorkflowError {
 describe('defineWorkflow', () => {
   it('returns the definition with the retry defaults filled in, ready to register', () => {
     const workflow = defineWorkflow(shop);
-    expect(workflow.steps.map((s) => s.retry)).toEqual([
+    expect(taskSteps(workflow).map((s) => s.retry)).toEqual([
       { maxAttempts: 5, initialBackoffMs: 100, maxBackoffMs: 2000, multiplier: 2, jitter: 0.5 },
       { maxAttempts: 3, initialBackoffMs: 100, maxBackoffMs: 2000, multiplier: 2, jitter: 0.5 },
     ]);

@@ -2,21 +2,36 @@ import type { JsonObject } from '@sas/contracts';
 import type { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import { InvalidWorkflowError } from './errors/invalid-workflow-error';
-import { WorkflowDefinition, type StepDefinition } from './workflow-definition';
+import {
+  WorkflowDefinition,
+  type GroupMember,
+  type ParallelGroup,
+  type SignalStep,
+  type StepDefinition,
+  type WaitStep,
+  type WorkflowEntry,
+} from './workflow-definition';
 import { describeWorkflowIssues } from './workflow-issues';
 
-/** A step as written in code: retry fields may be left to their defaults. */
+/** A task step as written in code: retry fields may be left to their defaults. */
 export type StepInput<Name extends string> = z.input<typeof StepDefinition> & { name: Name };
 
-/** A workflow as written in code, its step names inferred as literal types. */
+/** Any entry as written in code (a task, a parallel group, a wait, a signal step), its names inferred. */
+export type EntryInput<Name extends string> =
+  | StepInput<Name>
+  | (Omit<z.input<typeof ParallelGroup>, 'parallel'> & { name: Name; parallel: ReadonlyArray<z.input<typeof GroupMember> & { name: Name }> })
+  | (z.input<typeof WaitStep> & { name: Name })
+  | (z.input<typeof SignalStep> & { name: Name });
+
+/** A workflow as written in code, its step names (group members included) inferred as literal types. */
 export type WorkflowInput<Name extends string> = Omit<z.input<typeof WorkflowDefinition>, 'steps' | 'inputSchema'> & {
-  steps: ReadonlyArray<StepInput<Name>>;
+  steps: ReadonlyArray<EntryInput<Name>>;
   /** The payload's JSON Schema, or a zod schema from which it is derived (see {@link defineWorkflow}). */
   inputSchema?: JsonObject | z.ZodTypeAny;
 };
 
 /** A validated workflow whose step names are known to the compiler; usable wherever a WorkflowDefinition is. */
-export type DefinedWorkflow<Name extends string> = WorkflowDefinition & { steps: Array<StepDefinition & { name: Name }> };
+export type DefinedWorkflow<Name extends string> = WorkflowDefinition & { steps: Array<WorkflowEntry & { name: Name }> };
 
 /** The step names of a workflow made by {@link defineWorkflow}: `'reserve-inventory' | 'charge-payment' | …`. */
 export type StepName<W extends { steps: ReadonlyArray<{ name: string }> }> = W['steps'][number]['name'];

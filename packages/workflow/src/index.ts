@@ -9,6 +9,8 @@
  * ```
  */
 export * from './workflow-definition';
+export * from './workflow-entries';
+export * from './condition';
 export * from './workflow-registry';
 export * from './errors/workflow-not-deployed-error';
 export * from './errors/invalid-workflow-error';

@@ -1,5 +1,6 @@
 import { loadWorkflows } from './load-workflows';
 import { orderFulfilmentV1 } from './order-fulfilment';
+import { taskSteps } from './workflow-entries';
 
 /** The message loadWorkflows throws for `json`, or a failure if it does not throw. */
 function failureOf(json: string): string {
@@ -29,7 +30,7 @@ describe('loadWorkflows', () => {
   it('fills the retry defaults of a step that gives an empty retry policy', () => {
     const steps = orderFulfilmentV1.steps.map((s) => ({ ...s, retry: {} }));
     const registry = loadWorkflows(JSON.stringify([{ ...orderFulfilmentV1, name: 'defaults', steps }]));
-    expect(registry.get('defaults', 1).steps[0]?.retry).toEqual({
+    expect(taskSteps(registry.get('defaults', 1))[0]?.retry).toEqual({
       maxAttempts: 5,
       initialBackoffMs: 100,
       maxBackoffMs: 2000,

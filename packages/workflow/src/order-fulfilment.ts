@@ -1,4 +1,7 @@
-import type { WorkflowDefinition } from './workflow-definition';
+import type { StepDefinition, WorkflowDefinition } from './workflow-definition';
+
+/** A workflow of task steps only: its `steps` read as tasks without narrowing each entry. */
+export type TaskWorkflowDefinition = Omit<WorkflowDefinition, 'steps'> & { steps: StepDefinition[] };
 
 const retry = { maxAttempts: 5, initialBackoffMs: 50, maxBackoffMs: 1000, multiplier: 2, jitter: 0.5 };
 
@@ -6,7 +9,7 @@ const retry = { maxAttempts: 5, initialBackoffMs: 50, maxBackoffMs: 1000, multip
  * The demo workflow: reserve stock, charge the card, create the shipment; undone by release,
  * refund and cancel. A permanent refusal compensates; repeated timeouts compensate too.
  */
-export const orderFulfilmentV1: WorkflowDefinition = {
+export const orderFulfilmentV1: TaskWorkflowDefinition = {
   name: 'order-fulfilment',
   version: 1,
   steps: [
@@ -21,7 +24,7 @@ export const orderFulfilmentV1: WorkflowDefinition = {
 };
 
 /** The same steps, but a step that keeps timing out stops in Error for an operator instead of compensating. */
-export const orderFulfilmentManualV1: WorkflowDefinition = {
+export const orderFulfilmentManualV1: TaskWorkflowDefinition = {
   ...orderFulfilmentV1,
   name: 'order-fulfilment-manual',
   onThreshold: { policy: 'error' },

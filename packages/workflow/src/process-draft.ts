@@ -16,6 +16,7 @@ import { idempotencyKey } from './idempotency-key';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
 import type { StepDefinition } from './workflow-definition';
+import { taskSteps } from './workflow-entries';
 
 /** Operator commands remembered per process for answering repeats. */
 const MAX_REMEMBERED_COMMANDS = 10;
@@ -47,15 +48,18 @@ export class ProcessDraft {
 
   definition(index = this.doc.currentStep): StepDefinition {
     const name = this.step(index).name;
-    const def = this.ctx.workflow.steps.find((s) => s.name === name);
+    const def = taskSteps(this.ctx.workflow).find((s) => s.name === name);
     if (!def) throw new Error(`Workflow ${this.ctx.workflow.name} v${this.ctx.workflow.version} has no step '${name}'`);
     return def;
   }
 
-  /** Holds the process and sends the current step (or its compensation) to its agent. */
-  dispatch(): void {
+  /**
+   * Holds the process and sends the current step (or its compensation) to its agent. A forward
+   * group member (`index`, another member than the current record) gets its own fence and
+   * complete-by, and the process's complete-by is the earliest of its Running members'.
+   */
+  dispatch(index = this.doc.currentStep): void {
     const mode = this.doc.mode;
-    const index = this.doc.currentStep;
     const step = this.step(index);
     const def = this.definition(index);
     const operation = mode === 'forward' ? step.operation : step.compensation;
@@ -65,6 +69,12 @@ export class ProcessDraft {
     this.doc.lockedBy = this.ctx.who;
     this.doc.completeBy = new Date(this.ctx.now + def.completeByMs);
     step.state = mode === 'forward' ? 'Running' : 'Compensating';
+    if (mode === 'forward' && step.group !== undefined) {
+      step.attempt = this.doc.attempt;
+      step.completeBy = new Date(this.ctx.now + def.completeByMs);
+      step.notBefore = null;
+      this.doc.completeBy = earliestMemberCompleteBy(this.doc.steps, step.group);
+    }
     step.dispatches += 1;
     if (this.doc.heldFor) this.doc.heldFor = null;
     step.startedAt ??= this.now;
@@ -179,4 +189,14 @@ export class ProcessDraft {
       },
     };
   }
+}
+
+/** The earliest complete-by of the group's Running members: what the supervisor's sweep waits for. */
+export function earliestMemberCompleteBy(steps: readonly StepRecord[], group: string): Date | null {
+  let earliest: Date | null = null;
+  for (const s of steps) {
+    if (s.group !== group || s.state !== 'Running' || !s.completeBy) continue;
+    if (earliest === null || s.completeBy.getTime() < earliest.getTime()) earliest = s.completeBy;
+  }
+  return earliest === null ? null : new Date(earliest);
 }

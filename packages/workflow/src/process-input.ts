@@ -1,4 +1,4 @@
-import type { AgentReply } from '@sas/contracts';
+import type { AgentReply, JsonObject } from '@sas/contracts';
 
 /** Everything that can happen to a process. Each is applied by {@link transition}. */
 export type ProcessInput =
@@ -16,7 +16,13 @@ export type ProcessInput =
    * The dispatch of `attempt` could not be sent (Redis unreachable): release the process for
    * another claim instead of holding it until complete-by and counting a failure.
    */
-  | { type: 'undelivered'; attempt: number; error: string };
+  | { type: 'undelivered'; attempt: number; error: string }
+  /**
+   * A named signal sent from outside (a customer's confirmation, an approval): it completes the
+   * signal step waiting for that name, with `data` as its result, or is kept until one is reached.
+   * `signalId`, chosen by the sender, makes a signal sent again a repeat.
+   */
+  | { type: 'signal'; signalId: string; name: string; data: JsonObject | null; by: string };
 
 /** An operator command as the state machine sees it; `commandId` makes a redelivered command a repeat. */
 export type OperatorInput = Extract<ProcessInput, { type: 'resubmit' | 'cancel' }>;

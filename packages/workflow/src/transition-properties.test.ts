@@ -104,6 +104,9 @@ function shouldApply(doc: ProcessDocument, input: ProcessInput, now: number, who
       return doc.mode === 'forward' && ['Pending', 'Processing', 'Error'].includes(doc.state);
     case 'undelivered':
       return isHeld(doc.state) && input.attempt === doc.attempt && doc.lockedBy === who;
+    case 'signal':
+      // Not generated here: these workflows have no signal step (signal steps have their own tests).
+      throw new Error('the property run does not send signals');
   }
 }
 

@@ -34,5 +34,7 @@ export function transition(doc: ProcessDocument, input: ProcessInput, ctx: Trans
       return repeatedCommand(doc, input) ?? cancel(doc, input, ctx);
     case 'undelivered':
       return undelivered(doc, input.attempt, input.error, ctx);
+    case 'signal':
+      return { applied: false, reason: 'signals are not handled yet' };
   }
 }

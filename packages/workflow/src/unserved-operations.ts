@@ -1,5 +1,6 @@
 import type { AgentRegistration } from '@sas/contracts';
 import type { WorkflowDefinition } from './workflow-definition';
+import { taskSteps } from './workflow-entries';
 
 /** A step operation or compensation that no live agent instance serves. */
 export interface UnservedOperation {
@@ -24,7 +25,7 @@ export function unservedOperations(workflows: readonly WorkflowDefinition[], reg
   for (const r of registrations) byAgent.set(r.agent, [...(byAgent.get(r.agent) ?? []), r]);
   const gaps: UnservedOperation[] = [];
   for (const w of workflows) {
-    for (const step of w.steps) {
+    for (const step of taskSteps(w)) {
       const wanted: Array<[UnservedOperation['kind'], string]> = [['operation', step.operation]];
       if (step.compensation !== null) wanted.push(['compensation', step.compensation]);
       const instances = byAgent.get(step.agent) ?? [];

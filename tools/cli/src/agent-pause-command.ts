@@ -1,7 +1,7 @@
 import { AgentName, type AgentPauseDocument, type AgentRegistration } from '@sas/contracts';
 import { readOptionalFile, systemClock } from '@sas/runtime';
 import { AgentRegistrationRepository, CollectionNames, MongoAgentPauseStore, connectStore, setAgentPause } from '@sas/store';
-import { loadWorkflows } from '@sas/workflow';
+import { loadWorkflows, workflowAgents } from '@sas/workflow';
 import type { CliEnv } from './cli-env';
 import { recordCliAudit } from './cli-audit';
 import { DashboardApi, explainApiRefusal } from './dashboard-api';
@@ -89,7 +89,8 @@ function knownAgents(workflowsFile: string | undefined, docs: readonly AgentPaus
   const registry = loadWorkflows(readOptionalFile('WORKFLOWS_FILE', workflowsFile));
   const agents = registry.list().flatMap((id) => {
     const at = id.lastIndexOf('@');
-    return registry.find(id.slice(0, at), Number(id.slice(at + 1)))?.steps.map((s) => s.agent) ?? [];
+    const workflow = registry.find(id.slice(0, at), Number(id.slice(at + 1)));
+    return workflow ? workflowAgents(workflow) : [];
   });
   return [...new Set([...agents, ...docs.map((d) => d._id), ...live.map((r) => r.agent)])].sort();
 }

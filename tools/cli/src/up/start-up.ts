@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readMappingFile } from '@sas/http-agent';
 import { LocalSystem, resolveMongo, startRedis, type LogFn, type MongoTarget, type RedisServer } from '@sas/stack';
+import { workflowAgents, type WorkflowDefinition } from '@sas/workflow';
 import { checkWorkflows } from '../check-workflows';
 import { roleScript } from './role-scripts';
 import type { UpAgent } from './up-options';
@@ -145,8 +146,8 @@ function checkFiles(workflowsFile: string | undefined, agents: readonly UpAgent[
 
 /** The agents a (checked) workflows file's steps name, for the dashboard's queue list. */
 function agentsOf(text: string): string[] {
-  const workflows = JSON.parse(text) as { steps: { agent: string }[] }[];
-  return workflows.flatMap((w) => w.steps.map((s) => s.agent));
+  const workflows = JSON.parse(text) as WorkflowDefinition[];
+  return workflows.flatMap((w) => workflowAgents(w));
 }
 
 /** The dashboard's URL, from the `url` of its 'dashboard ready' log line. */

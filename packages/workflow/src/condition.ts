@@ -1,0 +1,77 @@
+import type { JsonObject } from '@sas/contracts';
+import { createRequire } from 'node:module';
+import type * as Cel from '@marcbachmann/cel-js' with { 'resolution-mode': 'import' };
+
+// The CEL library ships as an ES module only; Node (22.12 and later) loads it with require().
+const cel = createRequire(__filename)('@marcbachmann/cel-js') as typeof Cel;
+
+/** The longest condition (or `until` expression) a workflow may hold: it bounds the cost of one evaluation. */
+export const MAX_CONDITION_CHARS = 1000;
+
+type Evaluate = (context: Record<string, unknown>) => unknown;
+
+/** Parsed expressions by text: a workflow's few expressions are parsed once, not at every transition. */
+const parsed = new Map<string, Evaluate>();
+
+function compile(expression: string): Evaluate {
+  let fn = parsed.get(expression);
+  if (!fn) {
+    fn = cel.parse(expression) as Evaluate;
+    parsed.set(expression, fn);
+  }
+  return fn;
+}
+
+/** Why `expression` is not valid CEL (the parser's message and position), or null when it parses. */
+export function celSyntaxProblem(expression: string): string | null {
+  try {
+    compile(expression);
+    return null;
+  } catch (e) {
+    return `not a valid CEL expression: ${oneLine((e as Error).message)}`;
+  }
+}
+
+/** Why `expression` cannot be a condition, or null when it can: its syntax is checked at load. */
+export function conditionProblem(expression: string): string | null {
+  return celSyntaxProblem(expression);
+}
+
+/** What a condition sees: the order's payload, and every step's result by name (null when it has none). */
+export interface ConditionInput {
+  payload: JsonObject;
+  results: Record<string, JsonObject | null>;
+}
+
+/** A condition's answer: run the entry or not, or why it could not be decided. */
+export type ConditionOutcome = { ok: true; value: boolean } | { ok: false; error: string };
+
+/**
+ * Evaluates a condition, synchronously and without I/O (CEL has no loops or calls out), so the
+ * transition stays pure. A CEL error or a value other than a boolean is an error, never "false".
+ */
+export function evaluateCondition(expression: string, input: ConditionInput): ConditionOutcome {
+  try {
+    const value = compile(expression)({ payload: input.payload, results: input.results });
+    if (typeof value !== 'boolean') return { ok: false, error: `the condition gave ${describe(value)}, not a boolean` };
+    return { ok: true, value };
+  } catch (e) {
+    return { ok: false, error: oneLine((e as Error).message) };
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'bigint') return `the int ${value}`;
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 50))}`;
+  return `a value of type ${Array.isArray(value) ? 'list' : typeof value}`;
+}
+
+/** CEL messages point at the column over several lines; a workflow issue or a reason is one line. */
+function oneLine(message: string): string {
+  return message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .join(' ');
+}
