@@ -22,8 +22,10 @@ describe('ProcessSignal', () => {
     if (!parsed.success) expect(describeIssues(parsed.error).join('; ')).toMatch(/the data is \d+ bytes as JSON.*send a reference/);
   });
 
-  it('refuses a name a signal step could not name', () => {
-    expect(ProcessSignal.safeParse({ schemaVersion: 1, processId: 'p-1', name: 'a:b' }).success).toBe(false);
+  it('refuses a name a signal step could not name, saying what a name is', () => {
+    const parsed = ProcessSignal.safeParse({ schemaVersion: 1, processId: 'p-1', name: 'Approved' });
+    expect(parsed.success).toBe(false);
+    if (!parsed.success) expect(describeIssues(parsed.error).join('; ')).toContain('name must be lower-case words joined by -');
   });
 });
 

@@ -4,13 +4,11 @@ import { JsonObject, OrderId, ReplyTo } from './common';
 import { stepResultProblem } from './step-result-limits';
 import { canonicalJson } from './submission-fingerprint';
 
-/** Signals a process keeps (received, consumed or waiting for their step); one more is refused. */
-export const MAX_SIGNALS_PER_PROCESS = 50;
-
-/** A signal's name, as a workflow's signal step names it: letters, digits, `.`, `_`, `-`. */
+/** A signal's name, as a workflow's signal step names it: lower-case words joined by `-`. */
 export const SignalName = z
   .string()
-  .regex(/^[A-Za-z0-9._-]{1,100}$/, 'name must be 1 to 100 letters, digits, . _ - (as the signal step names it)');
+  .max(200, 'name must be at most 200 characters')
+  .regex(/^[a-z][a-z0-9-]*$/, 'name must be lower-case words joined by - (as the signal step names it), e.g. approved');
 
 /** A signal's id: a repeat of an id already received is answered as the first time, not applied again. */
 export const SignalId = z.string().min(1, 'signalId must not be empty').max(200, 'signalId must be at most 200 characters');

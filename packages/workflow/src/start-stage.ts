@@ -77,7 +77,7 @@ export function conditionInput(doc: ProcessDocument): { payload: JsonObject; res
  * its entry, as if its agent had refused it: retrying gives the same answer. The workflow's
  * `onPermanentFailure` applies; a resubmit evaluates the condition again.
  */
-function conditionFailed(draft: ProcessDraft, index: number, what: string, why: string): TransitionResult {
+export function conditionFailed(draft: ProcessDraft, index: number, what: string, why: string): TransitionResult {
   const doc = draft.doc;
   for (const i of entryRecords(doc.steps, index)) {
     const record = draft.step(i);

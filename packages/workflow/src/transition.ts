@@ -1,5 +1,6 @@
 import type { ProcessDocument } from '@sas/contracts';
 import { applyReply } from './apply-reply';
+import { applySignal } from './apply-signal';
 import { claim } from './claim';
 import { cancel, repeatedCommand, resubmit } from './operator-actions';
 import { undelivered } from './undelivered';
@@ -35,6 +36,6 @@ export function transition(doc: ProcessDocument, input: ProcessInput, ctx: Trans
     case 'undelivered':
       return undelivered(doc, input.attempt, input.error, ctx);
     case 'signal':
-      return { applied: false, reason: 'signals are not handled yet' };
+      return applySignal(doc, input, ctx);
   }
 }

@@ -1,15 +1,90 @@
+import { createRequire } from 'node:module';
+import type * as Cel from '@marcbachmann/cel-js' with { 'resolution-mode': 'import' };
+import type { ProcessDocument } from '@sas/contracts';
 import type { ProcessDraft } from './process-draft';
+import { conditionInput, conditionFailed, startStage } from './start-stage';
 import type { TransitionResult } from './transition-result';
+import type { WaitStep } from './workflow-definition';
+import { entryOf, nextEntryIndex } from './workflow-entries';
+
+// The CEL library ships as an ES module only; Node (22.12 and later) loads it with require().
+const cel = createRequire(__filename)('@marcbachmann/cel-js') as typeof Cel;
+
+/** RFC 3339 as `until` may give it: a date, a time, seconds (fraction optional) and a zone. */
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** When a wait step fires, or why that cannot be known (a permanent failure of the step). */
+export type WaitInstant = { ok: true; atMs: number } | { ok: false; error: string };
 
 /**
- * Begins the wait step whose record is at `index` (its condition already true): the process sits
- * Pending with `notBefore` (and the record's `waitUntil`) at the instant. Finishes the draft.
+ * The instant a wait step fires, reached at `nowMs`: `ms` after now, or what its `until` CEL
+ * expression gives over `{ payload, results }`: an RFC 3339 string, epoch milliseconds (int or
+ * double) or a CEL timestamp. Anything else, or an evaluation error, is an error saying so.
  */
-export function startWait(_draft: ProcessDraft, _index: number, _why: string): TransitionResult {
-  throw new Error('wait/signal steps land with the signals helper');
+export function waitInstant(step: WaitStep, doc: ProcessDocument, nowMs: number): WaitInstant {
+  if ('ms' in step.wait) return { ok: true, atMs: nowMs + step.wait.ms };
+  let value: unknown;
+  try {
+    value = cel.evaluate(step.wait.until, conditionInput(doc));
+  } catch (e) {
+    return { ok: false, error: (e as Error).message.split('\n')[0] ?? 'evaluation failed' };
+  }
+  if (value instanceof Date && Number.isFinite(value.getTime())) return { ok: true, atMs: value.getTime() };
+  if (typeof value === 'bigint') value = Number(value);
+  if (typeof value === 'number') {
+    return Number.isFinite(value) && value >= 0 ? { ok: true, atMs: Math.floor(value) } : { ok: false, error: `it gave ${value}, not epoch milliseconds` };
+  }
+  if (typeof value === 'string') {
+    const atMs = RFC_3339.test(value) ? Date.parse(value) : NaN;
+    return Number.isFinite(atMs) ? { ok: true, atMs } : { ok: false, error: `it gave the string ${JSON.stringify(value.slice(0, 60))}, not an RFC 3339 instant such as 2030-01-31T12:00:00Z` };
+  }
+  return { ok: false, error: `it gave ${value === null ? 'null' : `a ${typeof value}`}, not an RFC 3339 string or epoch milliseconds` };
 }
 
-/** A claim of a process whose current wait step's instant has come: the step completes and the next entry starts. */
-export function wakeWait(_draft: ProcessDraft, _why: string): TransitionResult {
-  throw new Error('wait/signal steps land with the signals helper');
+/**
+ * Begins the wait step whose record is at `index` (its condition already true): the record is
+ * Running with `waitUntil` at the instant and the process sits Pending until then (a `wake` for
+ * that time), so the timer is document state only and survives any restart. An instant already
+ * past fires at once. An `until` that cannot be evaluated is a permanent failure naming the step.
+ * Finishes the draft.
+ */
+export function startWait(draft: ProcessDraft, index: number, why: string): TransitionResult {
+  const record = draft.step(index);
+  const step = entryOf(draft.ctx.workflow, record) as WaitStep;
+  const instant = waitInstant(step, draft.doc, draft.ctx.now);
+  if (!instant.ok) return conditionFailed(draft, index, `until of wait step ${step.name} failed: ${instant.error}`, why);
+  record.state = 'Running';
+  record.startedAt = draft.now;
+  record.finishedAt = null;
+  record.error = null;
+  record.waitUntil = new Date(instant.atMs);
+  if (instant.atMs <= draft.ctx.now) return fire(draft, index, why);
+  draft.release(instant.atMs);
+  return draft.finish(`${why}; ${step.name} waits until ${record.waitUntil.toISOString()}`);
+}
+
+/**
+ * A claim of a process whose current record is a Running wait step: at or after its instant the
+ * step completes (result `{ firedAt }`) and the next entry starts; a claim before it (the process
+ * released earlier for another reason) puts the process back to sleep until the instant.
+ */
+export function wakeWait(draft: ProcessDraft, why: string): TransitionResult {
+  const index = draft.doc.currentStep;
+  const record = draft.step(index);
+  if (record.state !== 'Running' || !record.waitUntil) return { applied: false, reason: `wait step ${record.name} is ${record.state}, not waiting` };
+  const atMs = record.waitUntil.getTime();
+  if (atMs > draft.ctx.now) {
+    draft.release(atMs);
+    return draft.finish(`${why}; ${record.name} still waits until ${record.waitUntil.toISOString()}`);
+  }
+  return fire(draft, index, why);
+}
+
+function fire(draft: ProcessDraft, index: number, why: string): TransitionResult {
+  const record = draft.step(index);
+  record.state = 'Completed';
+  record.finishedAt = draft.now;
+  record.result = { firedAt: draft.now.toISOString() };
+  draft.status('StepCompleted', { step: record.name });
+  return startStage(draft, nextEntryIndex(draft.doc.steps, index), `${why}; ${record.name} fired`);
 }

@@ -1,3 +1,5 @@
+import { STEP_VIEW_SCRIPT } from './step-view-script';
+
 /**
  * The page's script, inlined (no network, no build step). It only reads the JSON API and builds the
  * DOM with `createElement` and text nodes, never `innerHTML`: every value from the API is shown as
@@ -8,6 +10,7 @@
 export const PAGE_SCRIPT = String.raw`
 (() => {
   'use strict';
+  const stepView = ${STEP_VIEW_SCRIPT};
   const states = (document.body.getAttribute('data-states') || '').split(',');
   let selected = null;
   let listed = [];
@@ -142,6 +145,22 @@ export const PAGE_SCRIPT = String.raw`
 
   const field = (name, value) => [el('dt', null, name), el('dd', null, value)];
 
+  function stepsTable(steps) {
+    const member = (m) => el('div', { class: 'member' },
+      el('div', null, el('b', null, m.n + '. ' + m.step.name), ' ', badge(m.step.state)),
+      el('div', { class: 'muted' }, stepView.what(m.step), ' · dispatches ' + m.step.dispatches),
+      el('div', { class: 'muted' }, when(m.step.startedAt) + ' → ' + when(m.step.finishedAt)),
+      m.step.error ? el('div', { class: 'error' }, m.step.error) : null);
+    return el('table', null,
+      el('thead', null, el('tr', null, ['#', 'step', 'operation', 'state', 'dispatches', 'started', 'finished', 'error'].map((h) => el('th', null, h)))),
+      el('tbody', null, stepView.entries(steps).map((e) => e.group
+        ? el('tr', null, el('td', null, e.members[0].n + '–' + e.members[e.members.length - 1].n),
+          el('td', { colspan: 7 }, el('div', { class: 'muted' }, 'parallel group ' + e.group), el('div', { class: 'members' }, e.members.map(member))))
+        : el('tr', null, [e.members[0].n, e.members[0].step.name, stepView.what(e.members[0].step), badge(e.members[0].step.state),
+          e.members[0].step.dispatches, when(e.members[0].step.startedAt), when(e.members[0].step.finishedAt), e.members[0].step.error || '']
+          .map((c) => el('td', null, c))))));
+  }
+
   async function loadProcess() {
     if (!selected) return;
     const r = await api('GET', '/api/processes/' + encodeURIComponent(selected));
@@ -156,9 +175,7 @@ export const PAGE_SCRIPT = String.raw`
         field('held for', p.heldFor ? 'agent ' + p.heldFor + ' (paused)' : '–'),
         field('reason', p.reason || '–'), field('created', when(p.createdAt)), field('updated', when(p.updatedAt))),
       el('h3', null, 'Steps'),
-      table(['#', 'step', 'operation', 'state', 'dispatches', 'started', 'finished', 'error'],
-        p.steps.map((s, i) => [i + 1, s.name, s.agent + '.' + s.operation, badge(s.state), s.dispatches,
-          when(s.startedAt), when(s.finishedAt), s.error || ''])),
+      stepsTable(p.steps),
       el('h3', null, 'History'),
       el('ol', { class: 'timeline' }, p.history.map((h) => el('li', null,
         el('div', { class: 'when' }, when(h.at)),

@@ -42,6 +42,8 @@ dd { margin: 0; overflow-wrap: anywhere; }
 .answer { min-height: 1.4em; margin: .25rem 0; }
 .answer.ok { color: var(--ok); }
 .answer.error, p.error { color: var(--bad); }
+.members { display: flex; flex-wrap: wrap; gap: .5rem; }
+.member { flex: 1 1 12rem; border: 1px solid var(--line); border-radius: 6px; padding: .3rem .5rem; }
 ol.timeline { list-style: none; margin: 0; padding: 0 0 0 1rem; border-left: 2px solid var(--line); }
 ol.timeline li { position: relative; padding: .1rem 0 .7rem .75rem; }
 ol.timeline li::before { content: ""; position: absolute; left: -1.45rem; top: .45rem; width: .7rem; height: .7rem; border-radius: 50%; background: #fff; border: 2px solid var(--run); }

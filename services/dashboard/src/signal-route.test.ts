@@ -137,7 +137,7 @@ describe('POST /api/processes/:id/signal', () => {
   it('answers 400 naming the field for a bad body, and 404 for an unknown process, sending nothing', async () => {
     const badName = await post('/api/processes/p1/signal', OPERATOR, { name: 'a b' });
     expect(badName.status).toBe(400);
-    expect(String(badName.body['error'])).toContain('name must be 1 to 100 letters');
+    expect(String(badName.body['error'])).toContain('name must be lower-case words joined by -');
     const extra = await post('/api/processes/p1/signal', OPERATOR, { name: 'approval', force: true });
     expect(extra.status).toBe(400);
     expect(String(extra.body['error'])).toContain('only name, data and signalId are accepted');

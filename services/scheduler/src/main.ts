@@ -12,6 +12,8 @@ import { registerHeldWorkCounters } from './held-work-counters';
 import { OperatorCommandHandler } from './operator-command-handler';
 import { PromSchedulerMetrics } from './prom-scheduler-metrics';
 import { Scheduler } from './scheduler';
+import { consumeSignals } from './signal-consumer';
+import { SignalHandler } from './signal-handler';
 
 runMain('scheduler', async () => {
   const config = loadConfig(SchedulerConfig, process.env);
@@ -56,6 +58,9 @@ runMain('scheduler', async () => {
       void scheduler.claimAvailable();
     },
   });
+  const signals = new SignalHandler(engine, svc.store, { send: (queue, message) => bus.sendReply(queue, message) }, logger);
+  // A consumed signal may have started the next entry or released the process: claim without waiting for the poll.
+  consumeSignals(bus, signals, () => void scheduler.claimAvailable());
   scheduler.start();
   const registrations = new AgentRegistrationRepository(svc.connection.db);
   const coverage = scheduleAgentCoverageCheck({ registry: svc.registry, registrations, outbox: svc.outbox, clock: svc.clock, logger }, config.AGENT_CHECK_DELAY_MS);

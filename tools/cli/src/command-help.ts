@@ -87,6 +87,19 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     env: `${API}; direct: ${STORE}; ${BUS}`,
     example: "sas cancel o-1001 --reason 'customer withdrew'",
   },
+  signal: {
+    usage: ["sas signal <processId|orderId> --name NAME [--data JSON] [--signal-id ID] [--timeout-ms N]"],
+    summary: 'Send a named signal to a process (a signal step waits for it; its data becomes the step\'s result); prints which process matched and what the scheduler did with it.',
+    options: [
+      ...EITHER_ID,
+      ['--name NAME', 'the signal\'s name, as the workflow\'s signal step names it'],
+      ['--data JSON', 'a JSON object, the signal step\'s result (default none: null)'],
+      ['--signal-id ID', 'identifies the signal; the same id counts once (default: derived from the process, name and data, so running the same command again counts once)'],
+      ['--timeout-ms N', 'how long to wait for a scheduler\'s answer on the direct path (default 30000)'],
+    ],
+    env: `${API}; direct: ${STORE}; ${BUS}`,
+    example: `sas signal o-1001 --name approval --data '{"approved":true}'`,
+  },
   bulk: {
     usage: [
       'sas bulk resubmit|cancel --state S[,S] --reason TEXT [--workflow NAME] [--failed-step STEP] [--since T] [--until T] [--time-field updatedAt|createdAt] [--text WORDS] [--id ID] [--dry-run] [--no-wait]',

@@ -12,6 +12,7 @@ import { JOBS_USAGE, runJobsCommand } from './jobs-command';
 import { runOperatorCommand } from './operator-command';
 import { chooseOperatorPath, cliPrincipal, type OperatorPath } from './operator-path';
 import { runProcessesCommand } from './processes-command';
+import { parseSignalData, runSignalCommand } from './signal-command';
 import { showProcess } from './show-process';
 import { submitOrder } from './submit-order';
 import { WORKFLOWS_USAGE, runWorkflowsCommand } from './workflows-command';
@@ -32,13 +33,15 @@ ${ROLE_USAGE}
                                      count processes by state, workflow and step; list the latest
   resubmit <processId|orderId> [--reason TEXT]  restart an Error process from its failed step
   cancel <processId|orderId> [--reason TEXT]    stop an unfinished process and undo what it did
+  signal <processId|orderId> --name NAME [--data JSON] [--signal-id ID]
+                                     send a named signal to a process (a signal step waits for it)
 ${BULK_USAGE}
 ${AGENT_PAUSE_USAGE}
 ${JOBS_USAGE}
 ${WORKFLOWS_USAGE}
 
 Commands other than demo and workflows check (without --live) use REDIS_URL, MONGO_URL, MONGO_DB and QUEUE_PREFIX (as the services do).
-With SAS_DASHBOARD_URL and SAS_DASHBOARD_TOKEN set, resubmit, cancel, bulk resubmit|cancel, pause and resume go through
+With SAS_DASHBOARD_URL and SAS_DASHBOARD_TOKEN set, resubmit, cancel, signal, bulk resubmit|cancel, pause and resume go through
 the dashboard's API instead, audited under the token's principal; without them they write directly, audited as cli:<user>@<host>.
 sas <command> --help describes a command, its options and an example.`;
 
@@ -62,6 +65,9 @@ async function main(argv: string[]): Promise<number> {
       // No default: operator writes refuse a typed --by (see chooseOperatorPath); jobs defaults it below.
       by: { type: 'string' },
       reason: { type: 'string' },
+      name: { type: 'string' },
+      data: { type: 'string' },
+      'signal-id': { type: 'string' },
       file: { type: 'string' },
       requestor: { type: 'string' },
       all: { type: 'boolean', default: false },
@@ -133,6 +139,15 @@ async function main(argv: string[]): Promise<number> {
       const timeoutMs = values['timeout-ms'] === undefined ? undefined : Number(values['timeout-ms']);
       if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new Error(`--timeout-ms must be a positive number of milliseconds (got '${values['timeout-ms']}')`);
       return runOperatorCommand(env, command, id, { path: operatorPath(values.by), reason: values.reason, only, timeoutMs }, (l) => console.log(l));
+    }
+    case 'signal': {
+      const [id, only] = processTarget(command, target, values['process-id'], values['order-id']);
+      if (!values.name) throw new Error("signal needs --name NAME: the signal's name, as the workflow's signal step names it");
+      const timeoutMs = values['timeout-ms'] === undefined ? undefined : Number(values['timeout-ms']);
+      if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new Error(`--timeout-ms must be a positive number of milliseconds (got '${values['timeout-ms']}')`);
+      const data = values.data === undefined ? null : parseSignalData(values.data);
+      const args = { path: operatorPath(values.by), name: values.name, data, signalId: values['signal-id'], only, timeoutMs };
+      return runSignalCommand(env, id, args, (l) => console.log(l));
     }
     case 'bulk': {
       const id = target === 'show' ? positionals[2] : values.id;
