@@ -98,8 +98,7 @@ function describeHeld(prior: WrittenState | undefined, step: string): string {
 
 /** Steps that call a remote: task steps and group members, not wait or signal steps. */
 function callsRemote(step: ProcessDocument['steps'][number]): boolean {
-  const kind = (step as { kind?: string }).kind;
-  return kind === undefined || kind === 'task';
+  return step.kind === undefined || step.kind === 'task';
 }
 
 function checkEffects(system: SimSystem, doc: ProcessDocument, ledger: SimSystem['remote']['ledger'], violations: Violation[]): void {
@@ -155,9 +154,10 @@ function checkStatusChoice(system: SimSystem, doc: ProcessDocument, events: read
     const progress = events.filter((e) => PROGRESS_STATUSES.includes(e.status));
     if (progress.length > 0) violations.push({ invariant, orderId: doc.orderId, detail: `it asked for final events only and received ${progress.map((e) => e.status).join(', ')}` });
   } else if (doc.state === 'Processed') {
-    // A skipped step is told as StepSkipped, every other step as StepCompleted.
-    const told = new Set(events.filter((e) => e.status === 'StepCompleted' || (e.status as string) === 'StepSkipped').map((e) => `${e.status} ${e.step ?? ''}`));
-    const missing = doc.steps.map((s) => `${s.state === 'Skipped' ? 'StepSkipped' : 'StepCompleted'} ${s.name}`).filter((e) => !told.has(e));
+    // A skipped entry is told as one StepSkipped naming it (a group by its name), every other step as StepCompleted.
+    const told = new Set(events.filter((e) => e.status === 'StepCompleted' || e.status === 'StepSkipped').map((e) => `${e.status} ${e.step ?? ''}`));
+    const expected = new Set(doc.steps.map((s) => (s.state === 'Skipped' ? `StepSkipped ${s.group ?? s.name}` : `StepCompleted ${s.name}`)));
+    const missing = [...expected].filter((e) => !told.has(e));
     if (missing.length > 0) violations.push({ invariant, orderId: doc.orderId, detail: `it asked for every event and received no ${missing.join(', ')}` });
   }
 }

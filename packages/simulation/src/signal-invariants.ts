@@ -38,7 +38,7 @@ export function checkSignals(doc: ProcessDocument, sent: Sent, answers: Readonly
   if (doc.state === 'Processed' && doc.workflow !== TRIP_WORKFLOWS.lenient && confirms < signalSteps.length) {
     violations.push({ invariant: 'an unconfirmed trip is never Processed', orderId, detail: `${doc.workflow} is Processed with ${confirms} confirm signal(s) sent for ${signalSteps.length} signal step(s)` });
   }
-  const kept = (doc as { signals?: { id: string }[] }).signals ?? [];
+  const kept = doc.signals ?? [];
   const ids = kept.map((k) => k.id);
   const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
   if (twice.length > 0) violations.push({ invariant: 'a signal is applied once', orderId, detail: `the process keeps signal(s) ${[...new Set(twice)].join(', ')} more than once` });

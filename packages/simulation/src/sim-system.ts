@@ -1,8 +1,8 @@
 import { AgentHost } from '@sas/agent';
-import { AgentReply, Alert, JobFailureMessage, JobTriggerMessage, OperatorCommand, QueueNames, SCHEMA_VERSION, SchedulerWakeup, SignalResult, StatusEvent, SubmissionMessage, type ProcessDocument, type ProcessSignalInput } from '@sas/contracts';
+import { AgentReply, Alert, JobFailureMessage, JobTriggerMessage, OperatorCommand, QueueNames, SCHEMA_VERSION, ProcessSignal, SchedulerWakeup, SignalResult, StatusEvent, SubmissionMessage, type ProcessDocument, type ProcessSignalInput } from '@sas/contracts';
 import { PausedAgentsCache, ProcessEngine } from '@sas/engine';
 import { InMemoryJobStore, JobRunner, JobSpecificationService, type JobStore } from '@sas/jobs';
-import { HeldWorkReleaser, OperatorCommandHandler, Scheduler } from '@sas/scheduler';
+import { HeldWorkReleaser, OperatorCommandHandler, Scheduler, SignalHandler } from '@sas/scheduler';
 import { InMemoryAgentPauseStore, InMemoryLease, InMemoryProcessStore, setAgentPause, type ProcessStore } from '@sas/store';
 import { SubmissionHandler } from '@sas/submission';
 import { Supervisor } from '@sas/supervisor';
@@ -95,10 +95,7 @@ function builtInRegistry(trips: boolean): WorkflowRegistry {
 }
 
 function snapshotSteps(doc: ProcessDocument): StepSnapshot[] {
-  return doc.steps.map((s) => {
-    const member = s as { attempt?: number; group?: string };
-    return { name: s.name, state: s.state, attempt: member.attempt, group: member.group };
-  });
+  return doc.steps.map((s) => ({ name: s.name, state: s.state, attempt: s.attempt, group: s.group }));
 }
 
 /**
@@ -346,6 +343,18 @@ export class SimSystem {
         await commands.handle(command, meta.jobId);
         void scheduler.claimAvailable();
       },
+    });
+    // Signals, wired as the scheduler's main.ts wires them; a seed without trips sends none.
+    const signals = new SignalHandler(engine, store, this.bus.sender(actor), this.logger);
+    this.bus.consume(actor, {
+      queue: QueueNames.processSignals,
+      schema: ProcessSignal,
+      concurrency: 4,
+      handle: async (signal, meta) => {
+        await signals.handle(signal, meta.jobId);
+        void scheduler.claimAvailable();
+      },
+      onRejected: (raw, reason, issues) => signals.rejected(raw, reason, issues),
     });
     this.every(actor, POLL_MS, () => void scheduler.claimAvailable());
     const runner = new JobRunner(viaWorld(this.world, actor, 'store', 'jobs', this.jobStore), this.bus.sender(actor), this.world.clock, viaWorld(this.world, actor, 'store', 'lease', this.lease), this.logger, {
