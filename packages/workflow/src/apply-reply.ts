@@ -2,6 +2,7 @@ import type { AgentReply, ProcessDocument } from '@sas/contracts';
 import { continueCompensation } from './compensation';
 import { holdForPause, isPaused } from './pause-hold';
 import { keepInFlight } from './in-flight';
+import { applyMemberReply, memberStaleReason } from './parallel-group';
 import { ProcessDraft } from './process-draft';
 import { startStage } from './start-stage';
 import { nextEntryIndex } from './workflow-entries';
@@ -25,6 +26,12 @@ export function staleReason(doc: ProcessDocument, reply: AgentReply): string | n
 
 /** Applies an agent's answer to the held step; stale answers change nothing. */
 export function applyReply(doc: ProcessDocument, reply: AgentReply, ctx: TransitionContext): TransitionResult {
+  // A forward reply to a parallel group's member is fenced by that member's own attempt.
+  if (reply.mode === 'forward' && doc.steps[reply.stepIndex]?.group !== undefined) {
+    const staleMember = memberStaleReason(doc, reply);
+    if (staleMember) return { applied: false, reason: `stale reply from ${reply.agentInstance}: ${staleMember}` };
+    return applyMemberReply(new ProcessDraft(doc, ctx), reply);
+  }
   const stale = staleReason(doc, reply);
   if (stale) return { applied: false, reason: `stale reply from ${reply.agentInstance}: ${stale}` };
   const draft = new ProcessDraft(doc, ctx);

@@ -1,10 +1,12 @@
 import type { ProcessDocument } from '@sas/contracts';
 import { continueCompensation } from './compensation';
 import { holdForPause, isPaused } from './pause-hold';
+import { claimGroup, inGroup } from './parallel-group';
 import { ProcessDraft } from './process-draft';
 import { signalTimedOut } from './signal-step';
 import { startStage } from './start-stage';
 import { wakeWait } from './wait-step';
+import { entryRecords } from './workflow-entries';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
 
@@ -26,7 +28,7 @@ export function claim(doc: ProcessDocument, ctx: TransitionContext): TransitionR
   const step = draft.step();
   const why = `claimed by ${ctx.who}`;
   // An entry not begun yet (the first, or one held for a paused agent, or resubmitted) begins here.
-  if (step.state === 'NotStarted') {
+  if (entryRecords(doc.steps, doc.currentStep).every((i) => doc.steps[i]?.state === 'NotStarted')) {
     const first = doc.currentStep === 0 && step.dispatches === 0;
     const sent = draft.actions.length;
     if (first) draft.status('Processing');
@@ -35,6 +37,7 @@ export function claim(doc: ProcessDocument, ctx: TransitionContext): TransitionR
     if (first && result.applied && result.next.heldFor) draft.actions.splice(sent, 1);
     return result;
   }
+  if (inGroup(doc)) return claimGroup(draft, why);
   if (step.kind === 'wait') return wakeWait(draft, why);
   if (step.kind === 'signal') return signalTimedOut(draft, why);
   if (isPaused(ctx, step.agent)) return holdForPause(draft, step.agent, why);

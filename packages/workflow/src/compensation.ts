@@ -50,6 +50,11 @@ export function continueCompensation(draft: ProcessDraft, from: number, why: str
     // The undo gets its own parking window: time parked going forward is not held against it.
     step.parkedSince = null;
     step.idempotencyKey = `${step.idempotencyKey}/compensate`;
+    // A group member's forward timing ends here: its undo is held like any other step's.
+    if (step.group !== undefined) {
+      step.completeBy = null;
+      step.notBefore = null;
+    }
   }
   draft.doc.currentStep = target;
   if (isPaused(draft.ctx, step.agent)) return holdForPause(draft, step.agent, why);

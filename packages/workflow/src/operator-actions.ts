@@ -1,8 +1,10 @@
-import { isTerminal, type ProcessDocument } from '@sas/contracts';
+import { isTerminal, type ProcessDocument, type StepRecord } from '@sas/contracts';
 import type { OperatorInput } from './process-input';
+import { groupInFlightUntil, inGroup, lastMemberIndex } from './parallel-group';
 import { ProcessDraft } from './process-draft';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
+import { entryRecords } from './workflow-entries';
 
 /**
  * What the process already did for this operator command, when it is a repeat (the same
@@ -21,10 +23,9 @@ export function resubmit(doc: ProcessDocument, input: OperatorInput, ctx: Transi
   if (doc.state !== 'Error') return { applied: false, reason: `only Error processes can be resubmitted; this one is ${doc.state}` };
   const draft = new ProcessDraft(doc, ctx);
   const step = draft.step();
-  if (doc.mode === 'forward' && step.state === 'Failed') {
-    step.state = 'NotStarted';
-    step.error = null;
-    step.finishedAt = null;
+  if (doc.mode === 'forward') {
+    // Every record of the entry: a group's refused members start again, its members in doubt are sent again.
+    for (const i of entryRecords(doc.steps, doc.currentStep)) restart(draft.step(i));
   }
   step.parkedSince = null;
   draft.doc.failureCount = 0;
@@ -33,7 +34,7 @@ export function resubmit(doc: ProcessDocument, input: OperatorInput, ctx: Transi
   const because = input.reason ? `: ${input.reason}` : '';
   draft.doc.reason = `resubmitted by ${input.by}${because}`;
   draft.release(ctx.now);
-  const why = `resubmitted by ${input.by} from ${step.name}${because}`;
+  const why = `resubmitted by ${input.by} from ${step.group !== undefined && doc.mode === 'forward' ? `group ${step.group}` : step.name}${because}`;
   draft.recordCommand(input, why);
   return draft.finish(why);
 }
@@ -62,7 +63,14 @@ export function cancel(doc: ProcessDocument, input: OperatorInput, ctx: Transiti
   draft.doc.failureCount = 0;
   draft.doc.deleteTime = null;
   draft.doc.reason = `canceled by ${input.by}${input.reason ? `: ${input.reason}` : ''}`;
-  const held = doc.state === 'Processing' && doc.completeBy !== null ? doc.completeBy.getTime() : ctx.now;
+  // A group's members in flight each until their own complete-by; the undo starts from its last member.
+  const group = inGroup(doc);
+  const held = group
+    ? Math.max(ctx.now, groupInFlightUntil(doc))
+    : doc.state === 'Processing' && doc.completeBy !== null
+      ? doc.completeBy.getTime()
+      : ctx.now;
+  if (group) draft.doc.currentStep = lastMemberIndex(doc);
   // A dispatch whose send failed may have left all the same (see `undelivered`): wait for it too.
   const inFlightUntil = Math.max(held, doc.inFlightUntil?.getTime() ?? 0);
   const holdMs = Math.max(0, inFlightUntil - ctx.now);
@@ -70,4 +78,22 @@ export function cancel(doc: ProcessDocument, input: OperatorInput, ctx: Transiti
   const why = holdMs > 0 ? `${draft.doc.reason}; undo held ${holdMs} ms until the in-flight attempt's complete-by` : draft.doc.reason;
   draft.recordCommand(input, why);
   return draft.finish(why);
+}
+
+/**
+ * A record of the entry being resubmitted, ready to run again: refused starts anew, in doubt
+ * (Running) is sent again under the same key, with a fresh failure count and parking window.
+ */
+function restart(step: StepRecord): void {
+  if (step.state === 'Failed') {
+    step.state = 'NotStarted';
+    step.error = null;
+    step.finishedAt = null;
+  }
+  if (step.group !== undefined) {
+    step.completeBy = null;
+    step.notBefore = null;
+    step.failureCount = 0;
+  }
+  step.parkedSince = null;
 }

@@ -16,7 +16,7 @@ import { idempotencyKey } from './idempotency-key';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
 import type { StepDefinition } from './workflow-definition';
-import { taskSteps } from './workflow-entries';
+import { entryStart, taskSteps } from './workflow-entries';
 
 /** Operator commands remembered per process for answering repeats. */
 const MAX_REMEMBERED_COMMANDS = 10;
@@ -95,7 +95,8 @@ export class ProcessDraft {
         completeBy: this.ctx.now + def.completeByMs,
         // `payload.compensating` predates `compensates.result`; kept for agents that still read it.
         payload: mode === 'forward' ? this.doc.payload : { ...this.doc.payload, compensating: step.result },
-        results: earlierResults(this.doc.steps, index),
+        // A member sees what came before its group, never a sibling's result (that would depend on timing).
+        results: earlierResults(this.doc.steps, step.group === undefined ? index : entryStart(this.doc.steps, index)),
         retry: def.retry,
         replyTo: this.ctx.replyQueue,
         // An undo names the forward call it undoes, so the remote can refuse that call if it arrives later.
@@ -142,7 +143,8 @@ export class ProcessDraft {
     });
   }
 
-  alert(kind: Alert['kind'], reason: string): void {
+  /** Tells an operator about the step at `index` (by default the current one). */
+  alert(kind: Alert['kind'], reason: string, index = this.doc.currentStep): void {
     this.actions.push({
       type: 'alert',
       alert: {
@@ -150,8 +152,8 @@ export class ProcessDraft {
         kind,
         processId: this.doc._id,
         orderId: this.doc.orderId,
-        step: this.step().name,
-        failureCount: this.doc.failureCount,
+        step: this.step(index).name,
+        failureCount: this.step(index).failureCount ?? this.doc.failureCount,
         reason,
         at: this.ctx.now,
       },
@@ -163,6 +165,13 @@ export class ProcessDraft {
     if (!input.commandId) return;
     const kept = (this.doc.commands ?? []).slice(-(MAX_REMEMBERED_COMMANDS - 1));
     this.doc.commands = [...kept, { id: input.commandId, command: input.type, message, at: this.now }];
+  }
+
+  /** The step a history entry is about: a group going forward is named as a whole (its `why` names the member). */
+  private historyStep(): string | null {
+    const record = this.doc.steps[this.doc.currentStep];
+    if (!record) return null;
+    return this.doc.mode === 'forward' && record.group !== undefined ? record.group : record.name;
   }
 
   finish(why: string): TransitionResult {
@@ -181,7 +190,7 @@ export class ProcessDraft {
         to: this.doc.state,
         why,
         attempt: this.doc.attempt,
-        step: this.doc.steps[this.doc.currentStep]?.name ?? null,
+        step: this.historyStep(),
         // History lives as long as its process and a retention period more, so an audit can still
         // read it: none while the process is unfinished (an Error process waits for an operator as
         // long as it takes); the delivery of the terminal transition dates the earlier entries too.

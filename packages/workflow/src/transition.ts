@@ -5,6 +5,7 @@ import { claim } from './claim';
 import { cancel, repeatedCommand, resubmit } from './operator-actions';
 import { undelivered } from './undelivered';
 import type { ProcessInput } from './process-input';
+import { expireGroup, inGroup } from './parallel-group';
 import { ProcessDraft } from './process-draft';
 import { isExpired, recoverFailure } from './recover';
 import type { TransitionContext } from './transition-context';
@@ -28,6 +29,7 @@ export function transition(doc: ProcessDocument, input: ProcessInput, ctx: Trans
       return applyReply(doc, input.reply, ctx);
     case 'expire':
       if (!isExpired(doc, ctx.now)) return { applied: false, reason: `not expired: state ${doc.state}` };
+      if (inGroup(doc)) return expireGroup(new ProcessDraft(doc, ctx));
       return recoverFailure(new ProcessDraft(doc, ctx), 'complete-by passed');
     case 'resubmit':
       return repeatedCommand(doc, input) ?? resubmit(doc, input, ctx);

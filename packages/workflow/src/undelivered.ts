@@ -1,5 +1,6 @@
 import type { ProcessDocument } from '@sas/contracts';
 import { keepInFlight } from './in-flight';
+import { inGroup, undeliveredMember } from './parallel-group';
 import { ProcessDraft } from './process-draft';
 import type { TransitionContext } from './transition-context';
 import type { TransitionResult } from './transition-result';
@@ -17,6 +18,11 @@ export const UNDELIVERED_RETRY_MS = 1000;
  * time and no undo is dispatched before it (an undo that overtook it would leave its effect).
  */
 export function undelivered(doc: ProcessDocument, attempt: number, error: string, ctx: TransitionContext): TransitionResult {
+  // A group member's send: fenced by the member's own attempt, whether the process is Processing or Pending.
+  if (inGroup(doc) && (doc.state === 'Processing' || doc.state === 'Pending')) {
+    const released = undeliveredMember(new ProcessDraft(doc, ctx), attempt, error, UNDELIVERED_RETRY_MS);
+    if (released) return released;
+  }
   const held = doc.state === 'Processing' || doc.state === 'Compensating';
   if (!held || doc.attempt !== attempt || doc.lockedBy !== ctx.who) {
     return { applied: false, reason: `attempt ${attempt} is no longer held by ${ctx.who} (state ${doc.state}, attempt ${doc.attempt})` };

@@ -57,6 +57,18 @@ export class ProcessRun {
     return result;
   }
 
+  /** Every request the last transition dispatched, in order (a parallel group's members). */
+  requests(): AgentRequest[] {
+    return this.actions.flatMap((a) => (a.type === 'dispatch' ? [a.request] : []));
+  }
+
+  /** The request the last transition dispatched for `step`; throws when there was none. */
+  requestFor(step: string): AgentRequest {
+    const found = this.requests().find((r) => r.step === step);
+    if (!found) throw new Error(`no dispatch of ${step}; sent: ${this.requests().map((r) => r.step).join(', ') || 'nothing'}`);
+    return found;
+  }
+
   /** The one request the last transition dispatched; throws unless there was exactly one. */
   request(): AgentRequest {
     const sent = this.actions.flatMap((a) => (a.type === 'dispatch' ? [a.request] : []));
