@@ -145,10 +145,11 @@ export const PAGE_SCRIPT = String.raw`
 
   const field = (name, value) => [el('dt', null, name), el('dd', null, value)];
 
-  function stepsTable(steps) {
+  function stepsTable(p) {
+    const steps = p.steps;
     const member = (m) => el('div', { class: 'member' },
       el('div', null, el('b', null, m.n + '. ' + m.step.name), ' ', badge(m.step.state)),
-      el('div', { class: 'muted' }, stepView.what(m.step), ' · dispatches ' + m.step.dispatches),
+      el('div', { class: 'muted' }, stepView.what(m.step, p), ' · dispatches ' + m.step.dispatches),
       el('div', { class: 'muted' }, when(m.step.startedAt) + ' → ' + when(m.step.finishedAt)),
       m.step.error ? el('div', { class: 'error' }, m.step.error) : null);
     return el('table', null,
@@ -156,7 +157,7 @@ export const PAGE_SCRIPT = String.raw`
       el('tbody', null, stepView.entries(steps).map((e) => e.group
         ? el('tr', null, el('td', null, e.members[0].n + '–' + e.members[e.members.length - 1].n),
           el('td', { colspan: 7 }, el('div', { class: 'muted' }, 'parallel group ' + e.group), el('div', { class: 'members' }, e.members.map(member))))
-        : el('tr', null, [e.members[0].n, e.members[0].step.name, stepView.what(e.members[0].step), badge(e.members[0].step.state),
+        : el('tr', null, [e.members[0].n, e.members[0].step.name, stepView.what(e.members[0].step, p), badge(e.members[0].step.state),
           e.members[0].step.dispatches, when(e.members[0].step.startedAt), when(e.members[0].step.finishedAt), e.members[0].step.error || '']
           .map((c) => el('td', null, c))))));
   }
@@ -175,7 +176,7 @@ export const PAGE_SCRIPT = String.raw`
         field('held for', p.heldFor ? 'agent ' + p.heldFor + ' (paused)' : '–'),
         field('reason', p.reason || '–'), field('created', when(p.createdAt)), field('updated', when(p.updatedAt))),
       el('h3', null, 'Steps'),
-      stepsTable(p.steps),
+      stepsTable(p),
       el('h3', null, 'History'),
       el('ol', { class: 'timeline' }, p.history.map((h) => el('li', null,
         el('div', { class: 'when' }, when(h.at)),

@@ -3,7 +3,7 @@ import { STEP_VIEW_SCRIPT } from './step-view-script';
 
 interface StepView {
   entries(steps: object[]): { group: string | null; members: { n: number; step: { name: string } }[] }[];
-  what(step: object): string;
+  what(step: object, process: object): string;
 }
 
 const view = runInNewContext(STEP_VIEW_SCRIPT) as StepView;
@@ -20,11 +20,19 @@ describe('the page’s view of a process’s steps', () => {
     ]);
   });
 
+  const pending = { state: 'Pending', mode: 'forward' };
+
   it('says what a waiting timer or signal step waits for and until when, and what a task calls', () => {
-    expect(view.what({ kind: 'wait', state: 'Running', waitUntil: '2030-01-01T10:00:00.000Z' })).toBe('timer: waiting until 2030-01-01 10:00:00.000');
-    expect(view.what({ kind: 'wait', state: 'Completed', waitUntil: '2030-01-01T10:00:00.000Z' })).toBe('timer');
-    expect(view.what({ kind: 'signal', signal: 'approval', state: 'Running', waitUntil: '2030-01-02T00:00:00.000Z' })).toBe('signal approval: waiting, times out at 2030-01-02 00:00:00.000');
-    expect(view.what({ kind: 'signal', signal: 'approval', state: 'Skipped' })).toBe('signal approval');
-    expect(view.what(task('charge'))).toBe('payment.charge');
+    expect(view.what({ kind: 'wait', state: 'Running', waitUntil: '2030-01-01T10:00:00.000Z' }, pending)).toBe('timer: waiting until 2030-01-01 10:00:00.000');
+    expect(view.what({ kind: 'wait', state: 'Completed', waitUntil: '2030-01-01T10:00:00.000Z' }, pending)).toBe('timer');
+    expect(view.what({ kind: 'signal', signal: 'approval', state: 'Running', waitUntil: '2030-01-02T00:00:00.000Z' }, pending)).toBe('signal approval: waiting, times out at 2030-01-02 00:00:00.000');
+    expect(view.what({ kind: 'signal', signal: 'approval', state: 'Skipped' }, pending)).toBe('signal approval');
+    expect(view.what(task('charge'), pending)).toBe('payment.charge');
+  });
+
+  it('does not show a wait as waiting once the process is canceled or being undone', () => {
+    const timer = { kind: 'wait', state: 'Running', waitUntil: '2030-01-01T10:00:00.000Z' };
+    expect(view.what(timer, { state: 'Canceled', mode: 'compensate' })).toBe('timer');
+    expect(view.what(timer, { state: 'Compensating', mode: 'compensate' })).toBe('timer');
   });
 });

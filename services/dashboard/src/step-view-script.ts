@@ -16,8 +16,9 @@ export const STEP_VIEW_SCRIPT = String.raw`(() => {
       });
       return out;
     },
-    what(step) {
-      const waiting = step.state === 'Running';
+    what(step, process) {
+      // A canceled or undone process leaves its wait record Running: it no longer waits.
+      const waiting = step.state === 'Running' && process.mode === 'forward' && !['Processed', 'Compensated', 'Canceled'].includes(process.state);
       if (step.kind === 'wait') return waiting ? 'timer: waiting until ' + at(step.waitUntil) : 'timer';
       if (step.kind === 'signal') {
         return waiting ? 'signal ' + step.signal + ': waiting, times out at ' + at(step.waitUntil) : 'signal ' + step.signal;
