@@ -92,6 +92,24 @@ export const MUTANTS: readonly Mutant[] = [
     found: true,
     breaks: 'a wait never ends before its instant',
   },
+  {
+    name: 'no-member-fence',
+    description: "a group member's own fence removed: a late reply of a member's earlier attempt is applied",
+    file: 'packages/workflow/dist/parallel-group.js',
+    find: /if \(step\.attempt !== reply\.attempt\)/,
+    replace: 'if (false)',
+    found: true,
+    breaks: 'a reply applies only to its own attempt',
+  },
+  {
+    name: 'group-undo-skips-members',
+    description: "a failed group's undo starts before the group: its members' effects stay",
+    file: 'packages/workflow/dist/parallel-group.js',
+    find: /doc\.currentStep = members\[members\.length - 1\] \?\? doc\.currentStep;/,
+    replace: 'doc.currentStep = (members[0] ?? doc.currentStep) - 1;',
+    found: true,
+    breaks: 'every effect of an undone order is undone',
+  },
 ];
 
 /** The mutant called `name`, or an error listing the known ones. */
