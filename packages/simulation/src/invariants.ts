@@ -54,10 +54,18 @@ export async function checkInvariants(system: SimSystem, orderIds: readonly stri
   }
 
   // No dispatch to a paused agent, except by an engine whose reading of the pauses predates the pause.
+  // A dispatch raises the attempt: a write in Processing that keeps it (a signal kept while a step is
+  // in flight, a member's reply while its sibling runs) dispatched nothing. A group member dispatched
+  // by the write carries the new attempt as its own.
   for (const c of system.commits) {
-    if (c.state !== 'Processing' && c.state !== 'Compensating') continue;
-    const w = system.pauseWindows.find((p) => p.agent === c.agent && c.at > p.from + SIM_PAUSE_CACHE_MS && c.at < p.to);
-    if (w) violations.push({ invariant: 'no dispatch to a paused agent', detail: `process ${c.processId} dispatched ${c.step ?? '?'} to ${c.agent ?? '?'} at +${c.at - w.from} ms into its pause (by ${c.by})` });
+    if (c.state !== 'Processing' && c.state !== 'Compensating' && c.state !== 'Pending') continue;
+    if (c.prior !== undefined && c.attempt === c.prior.attempt) continue;
+    const members = c.steps.filter((s) => s.group !== undefined && s.attempt === c.attempt && s.state === 'Running');
+    const sent = members.length > 0 ? members.map((s) => ({ step: s.name, agent: s.agent })) : c.state === 'Pending' ? [] : [{ step: c.step, agent: c.agent }];
+    for (const d of sent) {
+      const w = system.pauseWindows.find((p) => p.agent === d.agent && c.at > p.from + SIM_PAUSE_CACHE_MS && c.at < p.to);
+      if (w) violations.push({ invariant: 'no dispatch to a paused agent', detail: `process ${c.processId} dispatched ${d.step ?? '?'} to ${d.agent ?? '?'} at +${c.at - w.from} ms into its pause (by ${c.by})` });
+    }
   }
 
   for (const orderId of orderIds) {

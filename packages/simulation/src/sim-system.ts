@@ -22,6 +22,7 @@ import { viaWorld } from './via-world';
 /** One step of a written document, as the invariants read it (its state and its own fence). */
 export interface StepSnapshot {
   name: string;
+  agent: string;
   state: ProcessDocument['steps'][number]['state'];
   /** A group member's own attempt; absent on other steps. */
   attempt: number | undefined;
@@ -95,7 +96,7 @@ function builtInRegistry(trips: boolean): WorkflowRegistry {
 }
 
 function snapshotSteps(doc: ProcessDocument): StepSnapshot[] {
-  return doc.steps.map((s) => ({ name: s.name, state: s.state, attempt: s.attempt, group: s.group }));
+  return doc.steps.map((s) => ({ name: s.name, agent: s.agent, state: s.state, attempt: s.attempt, group: s.group }));
 }
 
 /**
