@@ -24,16 +24,19 @@ export class ActionPerformer {
     private readonly logger: Logger,
   ) {}
 
-  /** Performs every action; returns the dispatch that could not be sent, if any. */
-  async perform(processId: string, actions: readonly Action[], trace?: TransitionTrace): Promise<UnsentDispatch | undefined> {
-    let unsent: UnsentDispatch | undefined;
+  /**
+   * Performs every action; returns the dispatches that could not be sent (a parallel group sends
+   * several in one transition, each released on its own), in order.
+   */
+  async perform(processId: string, actions: readonly Action[], trace?: TransitionTrace): Promise<UnsentDispatch[]> {
+    const unsent: UnsentDispatch[] = [];
     for (const action of actions) {
       try {
         await this.performOne(processId, action, trace);
       } catch (e) {
         const err = ensureError(e);
         this.logger.error({ err, processId, action: action.type }, 'action not performed; recovery will cover it');
-        if (action.type === 'dispatch') unsent = { attempt: action.request.attempt, error: err.message };
+        if (action.type === 'dispatch') unsent.push({ attempt: action.request.attempt, error: err.message });
       }
     }
     return unsent;

@@ -155,11 +155,11 @@ export class ProcessEngine {
         // step's round trip to its agent is the longest part of a step, so it starts at once.
         const trace = this.deps.tracing && TransitionTrace.start(this.deps.tracing, next, input, doc.state);
         const [unsent, delivered] = await Promise.all([this.performer.perform(doc._id, result.actions, trace), due && this.delivery.deliver(next)]);
-        trace?.end(unsent?.error);
+        trace?.end(unsent[0]?.error);
         // History not yet recorded stays owed in the stored document, and so in the copy kept of it.
         const current: ProcessDocument = delivered ? { ...next, outbox: outboxAfterDelivery(outbox, next.deleteTime), outboxSince: null } : next;
         this.recent.keep(current);
-        if (unsent && input.type !== 'undelivered') return this.releaseUnsent(current, unsent, result.history.why);
+        if (unsent.length > 0 && input.type !== 'undelivered') return this.releaseUnsent(current, unsent, result.history.why);
         return { kind: 'applied', process: current, why: result.history.why };
       }
       // Lost the race: if it was a claim, someone else has it; otherwise re-evaluate.
@@ -212,16 +212,26 @@ export class ProcessEngine {
     }
   }
 
-  /** The committed dispatch did not leave: release its attempt for another claim, without a failure. */
-  private async releaseUnsent(current: ProcessDocument, unsent: UnsentDispatch, why: string): Promise<ApplyOutcome> {
-    try {
-      const released = await this.applyTo(current, { type: 'undelivered', attempt: unsent.attempt, error: unsent.error });
-      if (released.kind === 'applied') return released;
-    } catch (e) {
-      // The supervisor recovers the attempt after its complete-by, as for any lost dispatch.
-      this.deps.logger.error({ err: ensureError(e), processId: current._id }, 'could not release an unsent dispatch; the supervisor recovers it after complete-by');
+  /**
+   * Committed dispatches did not leave: release each attempt for another send, without a failure
+   * (a parallel group's members one after the other; a single step's attempt releases the process).
+   */
+  private async releaseUnsent(current: ProcessDocument, unsent: readonly UnsentDispatch[], why: string): Promise<ApplyOutcome> {
+    let outcome: ApplyOutcome = { kind: 'applied', process: current, why };
+    for (const dispatch of unsent) {
+      try {
+        const released = await this.applyTo(outcome.kind === 'applied' ? outcome.process : current, {
+          type: 'undelivered',
+          attempt: dispatch.attempt,
+          error: dispatch.error,
+        });
+        if (released.kind === 'applied') outcome = released;
+      } catch (e) {
+        // The supervisor recovers the attempt after its complete-by, as for any lost dispatch.
+        this.deps.logger.error({ err: ensureError(e), processId: current._id }, 'could not release an unsent dispatch; the supervisor recovers it after complete-by');
+      }
     }
-    return { kind: 'applied', process: current, why };
+    return outcome;
   }
 }
 

@@ -151,6 +151,17 @@ describe('recovering one member', () => {
     expect(run.requests().map((r) => r.step)).toEqual(['create-shipment']);
   });
 
+  it('ignores an unsent report for a member attempt no longer in flight', () => {
+    const run = groupStarted();
+    const [charge] = run.requests();
+    run.reply(ok(), charge);
+    expectIgnored(
+      run,
+      { type: 'undelivered', attempt: charge!.attempt, error: 'redis down' },
+      `attempt ${charge!.attempt} is not a member of the current group in flight (state Processing)`,
+    );
+  });
+
   it('compensates the group and the steps before it once a member reaches the threshold', () => {
     const run = groupStarted();
     const ship = run.requestFor('create-shipment');

@@ -19,9 +19,9 @@ export const UNDELIVERED_RETRY_MS = 1000;
  */
 export function undelivered(doc: ProcessDocument, attempt: number, error: string, ctx: TransitionContext): TransitionResult {
   // A group member's send: fenced by the member's own attempt, whether the process is Processing or Pending.
-  if (inGroup(doc) && (doc.state === 'Processing' || doc.state === 'Pending')) {
-    const released = undeliveredMember(new ProcessDraft(doc, ctx), attempt, error, UNDELIVERED_RETRY_MS);
-    if (released) return released;
+  if (inGroup(doc)) {
+    const released = doc.state === 'Processing' || doc.state === 'Pending' ? undeliveredMember(new ProcessDraft(doc, ctx), attempt, error, UNDELIVERED_RETRY_MS) : null;
+    return released ?? { applied: false, reason: `attempt ${attempt} is not a member of the current group in flight (state ${doc.state})` };
   }
   const held = doc.state === 'Processing' || doc.state === 'Compensating';
   if (!held || doc.attempt !== attempt || doc.lockedBy !== ctx.who) {

@@ -85,6 +85,9 @@ export function renderDashboardPage(options: DashboardPageOptions): string {
       <input id="a-reason" placeholder="reason (optional)" maxlength="500" aria-label="reason">
       <button type="button" id="b-resubmit" title="Restart an Error process from its failed step">Resubmit</button>
       <button type="button" id="b-cancel" title="Stop an unfinished process and undo what it did">Cancel</button>
+      <input id="a-signal" placeholder="signal name" maxlength="200" aria-label="signal name">
+      <input id="a-data" placeholder='data, e.g. {"approved":true}' maxlength="16384" aria-label="signal data (JSON object, optional)">
+      <button type="button" id="b-signal" title="Send a named signal to the process (a signal step waits for it)">Signal</button>
     </div>
     <p class="answer" id="answer" role="status"></p>
     <div id="detail"><p class="muted">Click a process to see its steps and history.</p></div>

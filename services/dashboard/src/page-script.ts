@@ -199,6 +199,27 @@ export const PAGE_SCRIPT = String.raw`
     await refresh();
   }
 
+  async function signal() {
+    if (!selected) return;
+    const answer = $('answer');
+    const name = $('a-signal').value.trim();
+    const text = $('a-data').value.trim();
+    let data = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch (e) {
+      answer.className = 'answer error';
+      answer.textContent = 'The signal data is not JSON (' + e.message + '); write an object such as {"approved":true}, or leave it empty';
+      return;
+    }
+    answer.className = 'answer';
+    answer.textContent = 'signal ' + name + ': waiting for a scheduler to answer…';
+    const r = await api('POST', '/api/processes/' + encodeURIComponent(selected) + '/signal', { name, data });
+    answer.className = 'answer ' + (r.ok ? 'ok' : 'error');
+    answer.textContent = r.ok ? r.data.outcome + ': ' + r.data.message : r.data.error;
+    await refresh();
+  }
+
   function select() {
     const m = /^#\/process\/(.+)$/.exec(location.hash);
     const id = m ? decodeURIComponent(m[1]) : null;
@@ -226,6 +247,7 @@ export const PAGE_SCRIPT = String.raw`
   $('f-state').addEventListener('change', () => void loadProcesses(false));
   $('b-resubmit').addEventListener('click', () => void command('resubmit'));
   $('b-cancel').addEventListener('click', () => void command('cancel'));
+  $('b-signal').addEventListener('click', () => void signal());
   if ($('sign-out')) $('sign-out').addEventListener('click', () => void signOut());
   window.addEventListener('hashchange', select);
   setInterval(() => { if ($('auto').checked && !document.hidden) void refresh(); }, 3000);

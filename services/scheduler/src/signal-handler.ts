@@ -1,4 +1,4 @@
-import { SCHEMA_VERSION, type ProcessDocument, type ProcessSignal, type SignalOutcome, type SignalResult } from '@sas/contracts';
+import { ReplyTo, SCHEMA_VERSION, type ProcessDocument, type ProcessSignal, type SignalOutcome, type SignalResult } from '@sas/contracts';
 import type { ApplyOutcome, Outbox, ProcessEngine } from '@sas/engine';
 import type { Logger } from 'pino';
 
@@ -59,8 +59,8 @@ export class SignalHandler {
   async rejected(raw: unknown, reason: string, issues: readonly string[]): Promise<void> {
     const fields = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
     const text = (key: string): string | null => (typeof fields[key] === 'string' ? (fields[key] as string) : null);
-    const replyTo = text('replyTo');
-    if (!replyTo || !/^[A-Za-z0-9._-]{1,200}$/.test(replyTo)) return;
+    const replyTo = ReplyTo.safeParse(fields['replyTo']);
+    if (!replyTo.success) return;
     const result: SignalResult = {
       schemaVersion: SCHEMA_VERSION,
       signalId: text('signalId') ?? '',
@@ -71,7 +71,7 @@ export class SignalHandler {
       outcome: 'invalid',
       message: `${reason}${issues.length > 0 ? `: ${issues.join('; ')}` : ''}; the signal was not applied and is kept in the dead-letter queue; fix it and send it again`,
     };
-    await this.replies.send(replyTo, result);
+    await this.replies.send(replyTo.data, result);
   }
 
   private resultOf(

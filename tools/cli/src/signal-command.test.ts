@@ -1,5 +1,8 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { SCHEMA_VERSION, type ProcessDocument, type SignalResult } from '@sas/contracts';
-import { parseSignalData, signalProcess, type SignalCommandArgs, type SignalCommandIo, type SignalDelivery } from './signal-command';
+import type { CliEnv } from './cli-env';
+import { parseSignalData, runSignalCommand, signalProcess, type SignalCommandArgs, type SignalCommandIo, type SignalDelivery } from './signal-command';
 
 // The command's flow over scripted I/O (kept in this file: test code stays out of the build).
 
@@ -89,5 +92,66 @@ describe('the --data option', () => {
     expect(parseSignalData('null')).toBeNull();
     expect(() => parseSignalData('[1]')).toThrow(`--data must be a JSON object such as '{"approved":true}' (got [1])`);
     expect(() => parseSignalData('{')).toThrow(/^--data is not JSON/);
+  });
+});
+
+describe('sas signal through the dashboard API', () => {
+  let server: Server;
+  let baseUrl: string;
+  const received: { method: string; url: string; auth: string | undefined; body: unknown }[] = [];
+  /** What the fake dashboard answers to the POST (the lookups always find p-1 for o-1001). */
+  let post: { status: number; body: unknown } = { status: 200, body: {} };
+
+  const readBody = (req: IncomingMessage): Promise<unknown> =>
+    new Promise((resolve) => {
+      let text = '';
+      req.on('data', (c: Buffer) => (text += c.toString()));
+      req.on('end', () => resolve(text ? (JSON.parse(text) as unknown) : undefined));
+    });
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      void readBody(req).then((body) => {
+        received.push({ method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization, body });
+        const reply = (status: number, json: unknown): void => {
+          res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+        };
+        if (req.method === 'GET' && req.url === '/api/processes/o-1001') return reply(200, { _id: 'p-1', orderId: 'o-1001' });
+        if (req.method === 'GET' && req.url?.startsWith('/api/processes?orderId=o-1001')) return reply(200, { processes: [{ _id: 'p-1', orderId: 'o-1001' }] });
+        if (req.method === 'GET') return reply(200, { processes: [] });
+        reply(post.status, post.body);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  beforeEach(() => {
+    received.length = 0;
+  });
+
+  const env: CliEnv = { redisUrl: 'redis://unused', mongoUrl: 'mongodb://unused', mongoDb: 'unused', prefix: 'sas' };
+  const api = (): SignalCommandArgs => ({ path: { kind: 'api', baseUrl, token: 'op-token' }, name: 'approval', data: { approved: true }, signalId: 'sig-1' });
+
+  it('posts the signal to the process found by orderId, with the token, and prints the answer', async () => {
+    post = { status: 200, body: answer('p-1', api(), true, 'kept', 'signal approval (sig-1) from operator:x kept until step approval is reached') };
+    const lines: string[] = [];
+    const code = await runSignalCommand(env, 'o-1001', api(), (l) => lines.push(l));
+
+    expect(code).toBe(0);
+    expect(lines).toEqual(['matched orderId o-1001 → process p-1', 'kept: signal approval (sig-1) from operator:x kept until step approval is reached (signal id sig-1)']);
+    expect(received.at(-1)).toEqual({ method: 'POST', url: '/api/processes/p-1/signal', auth: 'Bearer op-token', body: { name: 'approval', data: { approved: true }, signalId: 'sig-1' } });
+  });
+
+  it('prints the refusal the dashboard carried, and the dashboard’s error when there is no answer', async () => {
+    post = { status: 409, body: { error: 'refused', result: answer('p-1', api(), false, 'refused', 'process is Compensated; signal not used') } };
+    const refused: string[] = [];
+    expect(await runSignalCommand(env, 'o-1001', api(), (l) => refused.push(l))).toBe(1);
+    expect(refused.at(-1)).toBe('refused: process is Compensated; signal not used (signal id sig-1)');
+
+    post = { status: 504, body: { error: 'No scheduler answered' } };
+    const silent: string[] = [];
+    expect(await runSignalCommand(env, 'o-1001', api(), (l) => silent.push(l))).toBe(1);
+    expect(silent.at(-1)).toBe('no answer: No scheduler answered');
   });
 });

@@ -1,7 +1,7 @@
 import { QueueNames, type ProcessDocument } from '@sas/contracts';
 import { InMemoryProcessStore, type InMemoryProcessStoreOptions } from '@sas/store';
 import { ManualClock, RecordingOutbox } from '@sas/testkit';
-import { WorkflowRegistry, builtInWorkflows, createProcess, orderFulfilmentV1 } from '@sas/workflow';
+import { WorkflowRegistry, builtInWorkflows, createProcess, orderFulfilmentV1, type WorkflowDefinition } from '@sas/workflow';
 import { ProcessEngine } from '../process-engine';
 import { capturingLogger } from './capturing-logger';
 
@@ -18,10 +18,12 @@ export class EngineHarness {
   readonly outbox = new RecordingOutbox();
   readonly log = capturingLogger();
   readonly store: InMemoryProcessStore;
-  private readonly registry = new WorkflowRegistry(builtInWorkflows);
+  private readonly registry: WorkflowRegistry;
 
-  constructor(storeOptions: InMemoryProcessStoreOptions = {}) {
+  /** `workflows` beside the built-in ones (a test's own, with a parallel group). */
+  constructor(storeOptions: InMemoryProcessStoreOptions = {}, workflows: readonly WorkflowDefinition[] = []) {
     this.store = new InMemoryProcessStore(storeOptions);
+    this.registry = new WorkflowRegistry([...builtInWorkflows, ...workflows]);
   }
 
   engine(who = 'scheduler-1', maxConflicts?: number): ProcessEngine {
@@ -32,7 +34,7 @@ export class EngineHarness {
   }
 
   /** Inserts p-1 as submitted now, Pending on its first step. */
-  async submit(workflow = orderFulfilmentV1): Promise<ProcessDocument> {
+  async submit(workflow: WorkflowDefinition = orderFulfilmentV1): Promise<ProcessDocument> {
     const doc = createProcess({
       processId: 'p-1',
       orderId: 'order-p-1',

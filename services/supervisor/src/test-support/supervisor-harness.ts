@@ -32,11 +32,16 @@ export class SupervisorHarness {
   readonly outbox = new RecordingOutbox();
   readonly store = new InMemoryProcessStore();
   readonly lease = new InMemoryLease();
-  private readonly registry = new WorkflowRegistry(builtInWorkflows);
+  private readonly registry: WorkflowRegistry;
   private readonly supervisors: Supervisor[] = [];
   /** Agents an operator paused, as every engine the harness builds reads them. */
   readonly pausedAgents = new Set<string>();
   private readonly pauses: PausedAgents = { current: () => Promise.resolve(this.pausedAgents) };
+
+  /** `workflows` beside the built-in ones (a test's own, with a parallel group). */
+  constructor(workflows: readonly WorkflowDefinition[] = []) {
+    this.registry = new WorkflowRegistry([...builtInWorkflows, ...workflows]);
+  }
 
   engine(who: string): ProcessEngine {
     const { store, outbox, registry, clock } = this;
