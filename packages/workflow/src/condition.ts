@@ -51,10 +51,19 @@ export type ConditionOutcome = { ok: true; value: boolean } | { ok: false; error
  * transition stays pure. A CEL error or a value other than a boolean is an error, never "false".
  */
 export function evaluateCondition(expression: string, input: ConditionInput): ConditionOutcome {
+  const outcome = evaluateExpression(expression, input);
+  if (!outcome.ok) return outcome;
+  if (typeof outcome.value !== 'boolean') return { ok: false, error: `the condition gave ${describe(outcome.value)}, not a boolean` };
+  return { ok: true, value: outcome.value };
+}
+
+/**
+ * Evaluates any CEL expression of a workflow (a wait step's `until`, say) over the same input as a
+ * condition; the caller checks the value's type. CEL integers come back as bigint.
+ */
+export function evaluateExpression(expression: string, input: ConditionInput): { ok: true; value: unknown } | { ok: false; error: string } {
   try {
-    const value = compile(expression)({ payload: input.payload, results: input.results });
-    if (typeof value !== 'boolean') return { ok: false, error: `the condition gave ${describe(value)}, not a boolean` };
-    return { ok: true, value };
+    return { ok: true, value: compile(expression)({ payload: input.payload, results: input.results }) };
   } catch (e) {
     return { ok: false, error: oneLine((e as Error).message) };
   }

@@ -153,7 +153,8 @@ export class ProcessDraft {
         processId: this.doc._id,
         orderId: this.doc.orderId,
         step: this.step(index).name,
-        failureCount: this.step(index).failureCount ?? this.doc.failureCount,
+        // A group member going forward has its own count; an undo counts on the process.
+        failureCount: (this.doc.mode === 'forward' ? this.step(index).failureCount : undefined) ?? this.doc.failureCount,
         reason,
         at: this.ctx.now,
       },

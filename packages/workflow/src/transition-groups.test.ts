@@ -1,4 +1,4 @@
-import { statuses } from './test-support/action-filters';
+import { alerts, statuses } from './test-support/action-filters';
 import { expectIgnored } from './test-support/expect-ignored';
 import { groupFulfilment } from './test-support/group-workflow';
 import { ProcessRun } from './test-support/process-run';
@@ -174,6 +174,7 @@ describe('recovering one member', () => {
     }
     expect(run.doc).toMatchObject({ state: 'Pending', mode: 'compensate', failureCount: 0 });
     expect(statuses(run.actions)).toEqual(['Failed']);
+    expect(alerts(run.actions)).toEqual([expect.objectContaining({ kind: 'ThresholdReached', step: 'create-shipment', failureCount: 3 })]);
     run.apply({ type: 'claim' });
     // Undone from the group's last member backward, one at a time: the member in doubt first.
     expect(run.request()).toMatchObject({ step: 'create-shipment', mode: 'compensate', operation: 'cancel' });

@@ -1,0 +1,28 @@
+import { celSyntaxProblem, evaluateCondition, evaluateExpression } from './condition';
+
+const input = { payload: { nights: 2, city: 'Oslo', tags: ['vip'] }, results: { 'check-customer': { verified: true }, 'book-car': null } };
+
+describe('CEL expressions of a workflow', () => {
+  it('reads the payload and results by step name, JSON numbers comparing with CEL integers', () => {
+    expect(evaluateCondition('payload.nights > 1 && payload.city == "Oslo"', input)).toEqual({ ok: true, value: true });
+    expect(evaluateCondition('results["check-customer"].verified && results["book-car"] == null', input)).toEqual({ ok: true, value: true });
+    expect(evaluateCondition('"vip" in payload.tags', input)).toEqual({ ok: true, value: true });
+    expect(evaluateCondition('has(payload.coupon) ? payload.coupon != "" : false', input)).toEqual({ ok: true, value: false });
+  });
+
+  it('reports a syntax problem on one line, with where it is', () => {
+    expect(celSyntaxProblem('payload.nights >')).toMatch(/^not a valid CEL expression: Unexpected token: EOF > +1 \| payload\.nights > \^$/);
+    expect(celSyntaxProblem('payload.nights > 1')).toBeNull();
+  });
+
+  it('never reads an error or a non-boolean as false', () => {
+    expect(evaluateCondition('payload.coupon == "x"', input)).toEqual({ ok: false, error: expect.stringMatching(/^No such key: coupon/) });
+    expect(evaluateCondition('payload.city', input)).toEqual({ ok: false, error: 'the condition gave the string "Oslo", not a boolean' });
+    expect(evaluateCondition('1 + 1', input)).toEqual({ ok: false, error: 'the condition gave the int 2, not a boolean' });
+  });
+
+  it('evaluates other expressions to their value for the caller to check', () => {
+    expect(evaluateExpression('payload.city + "-1"', input)).toEqual({ ok: true, value: 'Oslo-1' });
+    expect(evaluateExpression('timestamp("2030-01-01T00:00:00Z")', input)).toEqual({ ok: true, value: expect.anything() });
+  });
+});
