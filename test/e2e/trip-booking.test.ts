@@ -61,17 +61,23 @@ describe('the trip-booking flow with kill -9 of a scheduler and an agent', () =>
       { timeoutMs: 30_000, description: 'flight bookings held at the remote, their agents waiting' },
     );
 
+    await fx.stack.waitFor(async () => (await fx.processes({ orderId: { $in: all } })).length === all.length, {
+      timeoutMs: 30_000,
+      description: 'a process for every trip',
+    });
     // A confirmation sent before its step comes up is kept and used when the step does.
     for (const id of confirmedEarly) expect(await confirm(id, false)).toMatchObject({ ok: true, outcome: 'kept' });
     // Sent again (a retried send): answered as the first one, applied once.
     expect(await confirm(confirmedEarly[0] as string, false)).toMatchObject({ ok: true, outcome: 'repeat' });
 
-    const [flightAgent] = fx.system.byRole('agent-flight').filter((p) => p.running);
+    // Every flight agent dies, so each booking in flight can only finish through recovery (its
+    // job stays locked to a dead agent far past the member's complete-by), and one scheduler dies.
+    const flightAgents = fx.system.byRole('agent-flight').filter((p) => p.running);
     const [scheduler] = fx.system.byRole('scheduler').filter((p) => p.running);
-    await Promise.all([flightAgent!.kill('SIGKILL'), scheduler!.kill('SIGKILL')]);
+    await Promise.all([...flightAgents.map((a) => a.kill('SIGKILL')), scheduler!.kill('SIGKILL')]);
     await fx.setFaults('flight', {});
     await fx.remote('/admin/release/flight', { method: 'POST' });
-    await Promise.all([fx.system.spawn('agent-flight'), scheduler!.restart()]);
+    await Promise.all([fx.system.spawn('agent-flight'), fx.system.spawn('agent-flight'), scheduler!.restart()]);
 
     // The other confirmations once their step waits: consumed at once. Two day trips are express.
     const pending = new Set([...confirmedLate, ...dayTrips]);
