@@ -1,14 +1,10 @@
-import { createRequire } from 'node:module';
-import type * as Cel from '@marcbachmann/cel-js' with { 'resolution-mode': 'import' };
 import type { ProcessDocument } from '@sas/contracts';
+import { evaluateExpression } from './condition';
 import type { ProcessDraft } from './process-draft';
 import { conditionInput, conditionFailed, startStage } from './start-stage';
 import type { TransitionResult } from './transition-result';
 import type { WaitStep } from './workflow-definition';
 import { entryOf, nextEntryIndex } from './workflow-entries';
-
-// The CEL library ships as an ES module only; Node (22.12 and later) loads it with require().
-const cel = createRequire(__filename)('@marcbachmann/cel-js') as typeof Cel;
 
 /** RFC 3339 as `until` may give it: a date, a time, seconds (fraction optional) and a zone. */
 const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -23,12 +19,9 @@ export type WaitInstant = { ok: true; atMs: number } | { ok: false; error: strin
  */
 export function waitInstant(step: WaitStep, doc: ProcessDocument, nowMs: number): WaitInstant {
   if ('ms' in step.wait) return { ok: true, atMs: nowMs + step.wait.ms };
-  let value: unknown;
-  try {
-    value = cel.evaluate(step.wait.until, conditionInput(doc));
-  } catch (e) {
-    return { ok: false, error: (e as Error).message.split('\n')[0] ?? 'evaluation failed' };
-  }
+  const evaluated = evaluateExpression(step.wait.until, conditionInput(doc));
+  if (!evaluated.ok) return evaluated;
+  let value = evaluated.value;
   if (value instanceof Date && Number.isFinite(value.getTime())) return { ok: true, atMs: value.getTime() };
   if (typeof value === 'bigint') value = Number(value);
   if (typeof value === 'number') {

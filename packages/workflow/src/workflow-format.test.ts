@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createProcess } from './create-process';
 import { tripBooking } from './test-support/trip-booking';
 import { WorkflowDefinition } from './workflow-definition';
@@ -52,5 +54,24 @@ describe('the workflow format', () => {
     const steps = tripBooking.steps.map((e) => (e.name === 'book-hotel' ? { ...e, condition: long } : e));
     expect(long.length).toBeGreaterThan(1000);
     expect(workflowIssues({ ...tripBooking, steps })).toEqual(['steps[2].condition: a condition is at most 1000 characters']);
+  });
+});
+
+describe('the examples of docs/reference/workflow-format.md', () => {
+  const page = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'reference', 'workflow-format.md'), 'utf8');
+  const blocks = [...page.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+  const definitions = blocks.filter((b) => b.trimStart().startsWith('[') || b.includes('"version"')).map((b) => JSON.parse(b) as unknown);
+  const entries = blocks.filter((b) => b.includes('"parallel"') && !b.includes('"version"')).map((b) => JSON.parse(b) as unknown);
+
+  it('are valid workflows, the trip booking with its group, condition and signal step among them', () => {
+    const all = definitions.flatMap((d) => (Array.isArray(d) ? d : [d]));
+    expect(all.map((w) => (w as { name: string }).name)).toEqual(expect.arrayContaining(['shop-order', 'trip-booking']));
+    expect(all.flatMap((w, i) => workflowIssues(w, `example ${i}`))).toEqual([]);
+  });
+
+  it('show a parallel group that is a valid entry', () => {
+    expect(entries).toHaveLength(1);
+    const steps = [...tripBooking.steps.filter((e) => e.name !== 'book-travel'), entries[0]];
+    expect(workflowIssues({ ...tripBooking, steps })).toEqual([]);
   });
 });
