@@ -29,12 +29,13 @@ export function claim(doc: ProcessDocument, ctx: TransitionContext): TransitionR
   const why = `claimed by ${ctx.who}`;
   // An entry not begun yet (the first, or one held for a paused agent, or resubmitted) begins here.
   if (entryRecords(doc.steps, doc.currentStep).every((i) => doc.steps[i]?.state === 'NotStarted')) {
-    const first = doc.currentStep === 0 && step.dispatches === 0;
-    const sent = draft.actions.length;
-    if (first) draft.status('Processing');
+    const before = draft.actions.length;
+    if (doc.currentStep === 0 && step.dispatches === 0) draft.status('Processing');
+    const processing = draft.actions.slice(before, before + 1);
     const result = startStage(draft, doc.currentStep, why);
-    // Held for a paused agent, the order has not started: `Processing` is sent once it does.
-    if (first && result.applied && result.next.heldFor) draft.actions.splice(sent, 1);
+    // Held for a paused agent before anything happened (no entry skipped): `Processing` is sent once it starts.
+    const untouched = result.applied && result.next.steps.every((s, i) => s.state === doc.steps[i]?.state);
+    if (untouched && result.next.heldFor) for (const a of processing) draft.actions.splice(draft.actions.indexOf(a), 1);
     return result;
   }
   if (inGroup(doc)) return claimGroup(draft, why);

@@ -12,11 +12,14 @@ type Evaluate = (context: Record<string, unknown>) => unknown;
 
 /** Parsed expressions by text: a workflow's few expressions are parsed once, not at every transition. */
 const parsed = new Map<string, Evaluate>();
+/** Far more than the expressions of every deployed workflow; a bound all the same (workflows check many files). */
+const MAX_PARSED = 1000;
 
 function compile(expression: string): Evaluate {
   let fn = parsed.get(expression);
   if (!fn) {
     fn = cel.parse(expression) as Evaluate;
+    if (parsed.size >= MAX_PARSED) parsed.clear();
     parsed.set(expression, fn);
   }
   return fn;

@@ -58,6 +58,24 @@ describe('defineWorkflow', () => {
     expect([name, wrong]).toHaveLength(2);
   });
 
+  it('types the names of parallel group members, waits and signal steps too', () => {
+    const [reserve, ship] = shop.steps;
+    const workflow = defineWorkflow({
+      ...shop,
+      steps: [
+        { name: 'prepare', parallel: [reserve, ship] },
+        { name: 'confirm', signal: { name: 'confirmed', timeoutMs: 1000, onTimeout: 'compensate' } },
+        { name: 'cool-off', wait: { ms: 1000 } },
+      ],
+    });
+    const member: StepName<typeof workflow> = 'create-shipment';
+    const results: StepResults<typeof workflow> = { 'reserve-inventory': {}, confirm: { ok: true } };
+    // @ts-expect-error 'charge-payment' is not a step of this workflow
+    const unknown: StepName<typeof workflow> = 'charge-payment';
+    expect([member, unknown, Object.keys(results)]).toEqual(['create-shipment', 'charge-payment', ['reserve-inventory', 'confirm']]);
+    expect(taskSteps(workflow).map((s) => s.retry.maxAttempts)).toEqual([5, 3]);
+  });
+
   it('throws an InvalidWorkflowError that names each bad field with its path', () => {
     const steps = [{ ...shop.steps[0], completeByMs: '5000' }, { ...shop.steps[1], name: 'Create Shipment' }];
     const error = errorOf({ ...shop, steps, onPermanentFailure: 'retry' });

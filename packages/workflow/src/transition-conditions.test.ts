@@ -78,6 +78,14 @@ describe('a condition that is false', () => {
     expect(run.requestFor('charge-payment').results).toEqual({});
   });
 
+  it('tells Processing at once when the first entry is skipped and the next one is held for a paused agent', () => {
+    const run = runOf(withCondition('reserve-inventory', 'false'), {});
+    run.pausedAgents.add('payment').add('shipping');
+    const { next, actions } = run.apply({ type: 'claim' });
+    expect(next).toMatchObject({ state: 'Pending', heldFor: 'payment' });
+    expect(statuses(actions)).toEqual(['Processing', 'StepSkipped']);
+  });
+
   it("is a progress event: an order that asked for 'final' events is not sent StepSkipped", () => {
     const run = runOf(withCondition('reserve-inventory', 'false'), {}, 'final');
     const { actions } = run.apply({ type: 'claim' });

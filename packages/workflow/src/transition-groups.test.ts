@@ -3,6 +3,7 @@ import { expectIgnored } from './test-support/expect-ignored';
 import { groupFulfilment } from './test-support/group-workflow';
 import { ProcessRun } from './test-support/process-run';
 import { answer, ok, transient } from './test-support/reply-body';
+import type { WorkflowDefinition } from './workflow-definition';
 
 /** A run whose group has just started: reserve-inventory completed, both members in flight. */
 function groupStarted(workflow = groupFulfilment): ProcessRun {
@@ -160,6 +161,24 @@ describe('recovering one member', () => {
       { type: 'undelivered', attempt: charge!.attempt, error: 'redis down' },
       `attempt ${charge!.attempt} is not a member of the current group in flight (state Processing)`,
     );
+  });
+
+  it("applies a 'wait' threshold policy to the member alone: it waits with a fresh count while its sibling goes on", () => {
+    const waiting: WorkflowDefinition = { ...groupFulfilment, failureThreshold: 1, onThreshold: { policy: 'wait', waitMs: 60_000, maxWaits: 1 } };
+    const run = groupStarted(waiting);
+    const [charge, ship] = run.requests();
+    const { next, actions } = run.reply(transient, charge);
+    expect(alerts(actions)).toEqual([expect.objectContaining({ kind: 'ThresholdReached', step: 'charge-payment', failureCount: 1 })]);
+    expect(next.steps[1]).toMatchObject({ state: 'Running', failureCount: 0, notBefore: new Date(run.now + 60_000) });
+    expect(next).toMatchObject({ state: 'Pending', waits: 1, failureCount: 0, notBefore: new Date(ship!.completeBy) });
+    run.reply(ok(), ship);
+    expect(run.doc.notBefore).toEqual(new Date(run.now + 60_000));
+    run.now += 60_000;
+    run.apply({ type: 'claim' });
+    // The second time, no wait is left: the process stops in Error for an operator.
+    const last = run.reply(transient);
+    expect(last.next.state).toBe('Error');
+    expect(alerts(last.actions)).toEqual([expect.objectContaining({ kind: 'ThresholdReached', reason: expect.stringContaining('process is in Error') })]);
   });
 
   it('compensates the group and the steps before it once a member reaches the threshold', () => {

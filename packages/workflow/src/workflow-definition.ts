@@ -21,6 +21,8 @@ export const Condition = z
   .min(1, 'a condition is a CEL expression; leave the key out to always run the entry')
   .max(MAX_CONDITION_CHARS, `a condition is at most ${MAX_CONDITION_CHARS} characters`)
   .superRefine((expression, ctx) => {
+    // Too long is reported above; such a text is not parsed at all (the bound is also the parser's).
+    if (expression.length > MAX_CONDITION_CHARS) return;
     const problem = conditionProblem(expression);
     if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
   });
@@ -75,6 +77,7 @@ const WaitUntil = strictObject({
     .min(1)
     .max(MAX_CONDITION_CHARS, `an until expression is at most ${MAX_CONDITION_CHARS} characters`)
     .superRefine((expression, ctx) => {
+      if (expression.length > MAX_CONDITION_CHARS) return;
       const problem = celSyntaxProblem(expression);
       if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
     }),

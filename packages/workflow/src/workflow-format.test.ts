@@ -54,6 +54,9 @@ describe('the workflow format', () => {
     const steps = tripBooking.steps.map((e) => (e.name === 'book-hotel' ? { ...e, condition: long } : e));
     expect(long.length).toBeGreaterThan(1000);
     expect(workflowIssues({ ...tripBooking, steps })).toEqual(['steps[2].condition: a condition is at most 1000 characters']);
+    // Not parsed at all: a megabyte of unbalanced parentheses is refused by its length alone.
+    const huge = tripBooking.steps.map((e) => (e.name === 'book-hotel' ? { ...e, condition: '('.repeat(1_000_000) } : e));
+    expect(workflowIssues({ ...tripBooking, steps: huge })).toEqual(['steps[2].condition: a condition is at most 1000 characters']);
   });
 });
 
