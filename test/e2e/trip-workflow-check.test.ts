@@ -33,4 +33,21 @@ describe('the trip-booking workflow file of docs/flows.md', () => {
     expect(checked.code).toBe(1);
     expect(checked.out).toMatch(/steps\[1\]\.condition/);
   });
+
+  // docs/flows.md: "a group of one member, a name used twice are each named".
+  it('is refused for a group of one member and for a step name used twice, naming each', async () => {
+    const [trip] = exampleTripWorkflows();
+    const steps = trip?.['steps'] as Record<string, unknown>[];
+    const group = steps[0] as { parallel: unknown[] };
+    const broken = [
+      { ...trip, steps: [{ ...group, parallel: group.parallel.slice(0, 1) }, ...steps.slice(1)] },
+      { ...trip, steps: [group, { ...steps[1], name: 'book-flight' }, ...steps.slice(2)] },
+    ];
+    const file = join(mkdtempSync(join(tmpdir(), 'sas-trip-check-')), 'workflows.json');
+    writeFileSync(file, JSON.stringify(broken));
+    const checked = await sas(['workflows', 'check', file]);
+    expect(checked.code).toBe(1);
+    expect(checked.out).toContain('workflows[0].steps[0].parallel: a parallel group has at least 2 members');
+    expect(checked.out).toContain("workflows[1]: step name 'book-flight' is used twice");
+  });
 });
