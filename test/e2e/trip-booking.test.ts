@@ -155,4 +155,31 @@ describe('the trip-booking flow with kill -9 of a scheduler and an agent', () =>
     expect(late).toMatchObject({ ok: false, outcome: 'refused' });
     expect((await docOf('trip-silent-1'))?.state).toBe('Compensated');
   }, 300_000);
+
+  it('keeps waiting trips through a kill -9 of every scheduler: a confirmation after the restart completes them, a timeout still compensates', async () => {
+    const waiting = ['durable-1', 'durable-2'];
+    const silent = 'durable-silent-1';
+    const ids = [...waiting, silent];
+    await fx.submit(ids.map((id) => trip(id, false)));
+    await fx.stack.waitFor(
+      async () => {
+        const docs = await fx.processes({ orderId: { $in: ids } });
+        return docs.length === ids.length && docs.every((d) => d.steps.find((s) => s.name === 'confirm')?.state === 'Running');
+      },
+      { timeoutMs: 30_000, description: 'every trip waiting for its confirmation' },
+    );
+    // The wait is document state: with no scheduler alive nothing holds it in memory.
+    const schedulers = fx.system.byRole('scheduler').filter((p) => p.running);
+    await Promise.all(schedulers.map((s) => s.kill('SIGKILL')));
+    await Promise.all(schedulers.map((s) => s.restart()));
+    for (const id of waiting) expect([id, (await confirm(id, true)).outcome]).toEqual([id, 'consumed']);
+    await fx.waitForStates(waiting, ['Processed'], 60_000);
+    const [undone] = await fx.waitForStates([silent], ['Compensated'], 60_000);
+    const step = undone?.steps.find((s) => s.name === 'confirm');
+    expect((undone?.updatedAt.getTime() ?? 0) - (step?.startedAt?.getTime() ?? Infinity)).toBeGreaterThanOrEqual(TRIP_TEST_TIMEOUT_MS);
+    const ledger = (await fx.ledger()).filter((e) => ids.includes(e.orderId));
+    expect(repeatedEffects(ledger)).toEqual([]);
+    expect(unundoneEffects(ledger, [silent], tripUndoPairs(tripBookingForTest()))).toEqual([]);
+    for (const id of waiting) expect([id, ledger.filter((e) => e.orderId === id).map(kindOf).sort()]).toEqual([id, ['flight.book', 'hotel.book', 'payment.charge']]);
+  }, 180_000);
 });
