@@ -1,5 +1,8 @@
 import { isTerminal, PROGRESS_STATUSES, type ProcessDocument, type StatusEvent } from '@sas/contracts';
-import { RECURRING_EVERY_MS, SIM_PAUSE_CACHE_MS, type SimSystem } from './sim-system';
+import { checkConditions } from './condition-invariants';
+import { checkSignals } from './signal-invariants';
+import { RECURRING_EVERY_MS, SIM_PAUSE_CACHE_MS, type AppliedReply, type SimSystem, type WrittenState } from './sim-system';
+import { checkWaits } from './wait-invariants';
 
 /** A broken promise of the protocol, with the order it concerns when there is one. */
 export interface Violation {
@@ -37,24 +40,32 @@ export async function checkInvariants(system: SimSystem, orderIds: readonly stri
   }
 
   // A reply changes a process only when it answers the attempt the process holds (the fence on
-  // attempt): the write it made replaced a held document of that attempt. Attempts only grow, so a
-  // stale reply's writes cannot match.
+  // attempt): the write it made replaced a held document of that attempt, or, for a member of a
+  // parallel group, a document in which that member was running under that attempt (its own fence:
+  // its siblings' dispatches raise the process's attempt without making its reply stale). Attempts
+  // only grow, so a stale reply's writes cannot match.
   for (const r of system.appliedReplies) {
-    const fenced = system.commits
-      .slice(r.from, r.to)
-      .some((c) => c.processId === r.processId && c.by === r.by && (c.prior?.state === 'Processing' || c.prior?.state === 'Compensating') && c.prior.attempt === r.attempt);
+    const fenced = system.commits.slice(r.from, r.to).some((c) => c.processId === r.processId && c.by === r.by && c.prior !== undefined && heldAttempt(c.prior, r));
     if (!fenced) {
       const wrote = system.commits.slice(r.from, r.to).filter((c) => c.processId === r.processId && c.by === r.by);
       const orderId = system.store.inspect((d) => (d._id === r.processId ? d.orderId : undefined)).find((o) => o !== undefined);
-      violations.push({ invariant: 'a reply applies only to its own attempt', ...(orderId ? { orderId } : {}), detail: `${r.by} applied a reply of attempt ${r.attempt} to process ${r.processId}, which held ${wrote.map((c) => `${c.prior?.state ?? '?'} attempt ${c.prior?.attempt ?? '?'}`).join(', ') || 'nothing'}` });
+      violations.push({ invariant: 'a reply applies only to its own attempt', ...(orderId ? { orderId } : {}), detail: `${r.by} applied a reply of attempt ${r.attempt} for ${r.step} to process ${r.processId}, which held ${wrote.map((c) => describeHeld(c.prior, r.step)).join(', ') || 'nothing'}` });
     }
   }
 
   // No dispatch to a paused agent, except by an engine whose reading of the pauses predates the pause.
+  // A dispatch raises the attempt: a write in Processing that keeps it (a signal kept while a step is
+  // in flight, a member's reply while its sibling runs) dispatched nothing. A group member dispatched
+  // by the write carries the new attempt as its own.
   for (const c of system.commits) {
-    if (c.state !== 'Processing' && c.state !== 'Compensating') continue;
-    const w = system.pauseWindows.find((p) => p.agent === c.agent && c.at > p.from + SIM_PAUSE_CACHE_MS && c.at < p.to);
-    if (w) violations.push({ invariant: 'no dispatch to a paused agent', detail: `process ${c.processId} dispatched ${c.step ?? '?'} to ${c.agent ?? '?'} at +${c.at - w.from} ms into its pause (by ${c.by})` });
+    if (c.state !== 'Processing' && c.state !== 'Compensating' && c.state !== 'Pending') continue;
+    if (c.prior !== undefined && c.attempt === c.prior.attempt) continue;
+    const members = c.steps.filter((s) => s.group !== undefined && s.attempt === c.attempt && s.state === 'Running');
+    const sent = members.length > 0 ? members.map((s) => ({ step: s.name, agent: s.agent })) : c.state === 'Pending' ? [] : [{ step: c.step, agent: c.agent }];
+    for (const d of sent) {
+      const w = system.pauseWindows.find((p) => p.agent === d.agent && c.at > p.from + SIM_PAUSE_CACHE_MS && c.at < p.to);
+      if (w) violations.push({ invariant: 'no dispatch to a paused agent', detail: `process ${c.processId} dispatched ${d.step ?? '?'} to ${d.agent ?? '?'} at +${c.at - w.from} ms into its pause (by ${c.by})` });
+    }
   }
 
   for (const orderId of orderIds) {
@@ -67,16 +78,42 @@ export async function checkInvariants(system: SimSystem, orderIds: readonly stri
     if ((doc.outbox ?? []).length > 0) violations.push({ invariant: 'outboxes drain', orderId, detail: `${(doc.outbox ?? []).length} entries still owed` });
     checkEffects(system, doc, ledger, violations);
     checkStatusStream(system, doc, violations);
+    const order = system.order(orderId);
+    if (order) {
+      checkConditions(doc, order.payload, ledger, violations);
+      checkWaits(doc, order.payload, system.commits, violations);
+      checkSignals(doc, system.signalsSent, system.signalAnswers, violations);
+    }
   }
   violations.push(...(await checkJobs(system, faultsEndedAt)));
   for (const dead of system.bus.deadLetters()) violations.push({ invariant: 'no valid message dead-lettered', detail: `${dead.queue}: ${dead.reason}` });
   return violations;
 }
 
+/** Whether the document a reply's write replaced held the attempt the reply answers (see the reply invariant). */
+function heldAttempt(prior: WrittenState, r: AppliedReply): boolean {
+  const member = prior.steps.find((s) => s.name === r.step);
+  if (member?.group !== undefined && member.attempt === r.attempt && (member.state === 'Running' || member.state === 'Compensating')) return true;
+  return (prior.state === 'Processing' || prior.state === 'Compensating') && prior.attempt === r.attempt;
+}
+
+function describeHeld(prior: WrittenState | undefined, step: string): string {
+  if (!prior) return '? attempt ?';
+  const member = prior.steps.find((s) => s.name === step);
+  const own = member?.group !== undefined ? ` (${step} ${member.state}, its own attempt ${member.attempt ?? '-'})` : '';
+  return `${prior.state} attempt ${prior.attempt}${own}`;
+}
+
+/** Steps that call a remote: task steps and group members, not wait or signal steps. */
+function callsRemote(step: ProcessDocument['steps'][number]): boolean {
+  return step.kind === undefined || step.kind === 'task';
+}
+
 function checkEffects(system: SimSystem, doc: ProcessDocument, ledger: SimSystem['remote']['ledger'], violations: Violation[]): void {
   const { orderId } = doc;
   const mine = ledger.filter((e) => e.orderId === orderId);
   for (const step of doc.steps) {
+    if (!callsRemote(step)) continue;
     const forward = mine.filter((e) => e.step === step.name && e.mode === 'forward');
     const undos = mine.filter((e) => e.step === step.name && e.mode === 'compensate' && e.kind === 'applied');
     if (forward.length > 1) violations.push({ invariant: 'at most one effect per step', orderId, detail: `${step.name} took effect ${forward.length} times (keys ${forward.map((e) => e.idempotencyKey).join(', ')})` });
@@ -84,7 +121,7 @@ function checkEffects(system: SimSystem, doc: ProcessDocument, ledger: SimSystem
     const effect = forward[0];
     const undo = undos[0];
     if (effect && undo && undo.seq < effect.seq) violations.push({ invariant: 'no undo before its forward effect', orderId, detail: `${step.name}: undone at #${undo.seq}, took effect later at #${effect.seq}` });
-    if (doc.state === 'Processed') {
+    if (doc.state === 'Processed' && step.state !== 'Skipped') {
       if (!effect) violations.push({ invariant: 'a processed order took every effect', orderId, detail: `${step.name} is ${step.state} but its remote never applied it` });
       else if (JSON.stringify(step.result) !== JSON.stringify(effect.result)) violations.push({ invariant: 'results are the remote\'s', orderId, detail: `${step.name} holds ${JSON.stringify(step.result)}, the remote answered ${JSON.stringify(effect.result)}` });
       if (undo) violations.push({ invariant: 'a processed order is not undone', orderId, detail: `${step.name} was undone` });
@@ -92,7 +129,9 @@ function checkEffects(system: SimSystem, doc: ProcessDocument, ledger: SimSystem
     if ((doc.state === 'Compensated' || doc.state === 'Canceled') && effect && !undo) violations.push({ invariant: 'every effect of an undone order is undone', orderId, detail: `${step.name} took effect (#${effect.seq}) and was never undone; the order ended ${doc.state}` });
     // An undo of a step whose forward call may have left is documented (a no-op when it never
     // landed); one of a step that was never even claimed to run is not.
-    const started = system.commits.some((c) => c.processId === doc._id && c.step === step.name && c.mode === 'forward' && c.state === 'Processing');
+    const started = system.commits.some(
+      (c) => c.processId === doc._id && c.mode === 'forward' && ((c.step === step.name && c.state === 'Processing') || c.steps.some((s) => s.name === step.name && s.state === 'Running')),
+    );
     for (const u of mine.filter((e) => e.step === step.name && e.mode === 'compensate')) {
       if (!started) violations.push({ invariant: 'no undo of a step never started', orderId, detail: `${step.name} was undone (#${u.seq}) but never claimed to run` });
     }
@@ -123,9 +162,11 @@ function checkStatusChoice(system: SimSystem, doc: ProcessDocument, events: read
     const progress = events.filter((e) => PROGRESS_STATUSES.includes(e.status));
     if (progress.length > 0) violations.push({ invariant, orderId: doc.orderId, detail: `it asked for final events only and received ${progress.map((e) => e.status).join(', ')}` });
   } else if (doc.state === 'Processed') {
-    const completed = new Set(events.filter((e) => e.status === 'StepCompleted').map((e) => e.step));
-    const missing = doc.steps.filter((s) => !completed.has(s.name)).map((s) => s.name);
-    if (missing.length > 0) violations.push({ invariant, orderId: doc.orderId, detail: `it asked for every event and received no StepCompleted for ${missing.join(', ')}` });
+    // A skipped entry is told as one StepSkipped naming it (a group by its name), every other step as StepCompleted.
+    const told = new Set(events.filter((e) => e.status === 'StepCompleted' || e.status === 'StepSkipped').map((e) => `${e.status} ${e.step ?? ''}`));
+    const expected = new Set(doc.steps.map((s) => (s.state === 'Skipped' ? `StepSkipped ${s.group ?? s.name}` : `StepCompleted ${s.name}`)));
+    const missing = [...expected].filter((e) => !told.has(e));
+    if (missing.length > 0) violations.push({ invariant, orderId: doc.orderId, detail: `it asked for every event and received no ${missing.join(', ')}` });
   }
 }
 

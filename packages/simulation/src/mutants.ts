@@ -17,6 +17,11 @@ export interface Mutant {
    * names a gap to close, said in docs/simulation.md, never a test to skip quietly.
    */
   found: boolean;
+  /**
+   * The invariant that must report it. Without it any violation counts as found; with it, a mutant
+   * that only broke something else (a crash of the run, another invariant) is not taken for found.
+   */
+  breaks?: string;
 }
 
 export const MUTANTS: readonly Mutant[] = [
@@ -59,6 +64,51 @@ export const MUTANTS: readonly Mutant[] = [
     find: /if \(error instanceof runtime_1\.PermanentError\)(\s+progress\.failedReason = `could not send the trigger)/,
     replace: 'if (true)$1',
     found: true,
+  },
+  {
+    name: 'condition-ignored',
+    description: 'a false condition ignored: the entry runs (a day trip books the hotel)',
+    file: 'packages/workflow/dist/start-stage.js',
+    find: /if \(!outcome\.value\) \{/,
+    replace: 'if (false) {',
+    found: true,
+    breaks: 'a skipped step is never called',
+  },
+  {
+    name: 'signal-repeat-applied',
+    description: 'a signal sent again (same id) taken for a new one: applied twice',
+    file: 'packages/workflow/dist/apply-signal.js',
+    find: /doc\.signals\?\.find\(\(s\) => s\.id === input\.signalId\)/,
+    replace: 'doc.signals?.find((s) => s.id === input.signalId && false)',
+    found: true,
+    breaks: 'a signal is applied once',
+  },
+  {
+    name: 'wait-ends-early',
+    description: "a wait step's instant computed short (half its ms): it fires before its instant",
+    file: 'packages/workflow/dist/wait-step.js',
+    find: /atMs: nowMs \+ step\.wait\.ms \}/,
+    replace: 'atMs: nowMs + step.wait.ms / 2 }',
+    found: true,
+    breaks: 'a wait never ends before its instant',
+  },
+  {
+    name: 'no-member-fence',
+    description: "a group member's own fence removed: a late reply of a member's earlier attempt is applied",
+    file: 'packages/workflow/dist/parallel-group.js',
+    find: /if \(step\.attempt !== reply\.attempt\)/,
+    replace: 'if (false)',
+    found: true,
+    breaks: 'a reply applies only to its own attempt',
+  },
+  {
+    name: 'group-undo-skips-members',
+    description: "a failed group's undo starts before the group: its members' effects stay",
+    file: 'packages/workflow/dist/parallel-group.js',
+    find: /doc\.currentStep = members\[members\.length - 1\] \?\? doc\.currentStep;/,
+    replace: 'doc.currentStep = (members[0] ?? doc.currentStep) - 1;',
+    found: true,
+    breaks: 'every effect of an undone order is undone',
   },
 ];
 

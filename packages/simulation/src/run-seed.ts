@@ -3,6 +3,7 @@ import { checkInvariants, type Violation } from './invariants';
 import { drawScenario, type Scenario } from './sim-scenario';
 import { SimSystem } from './sim-system';
 import { SimWorld } from './sim-world';
+import { tallyTrips, type TripTally } from './trip-tally';
 
 /** Options of {@link runSeed}. */
 export interface RunSeedOptions {
@@ -20,6 +21,8 @@ export interface SeedResult {
   ended: 'done' | 'deadline' | 'idle';
   virtualMs: number;
   counts: SimWorld['counts'];
+  /** What the seed's trips came to. */
+  trips: TripTally;
   trace: readonly string[];
   scenario: Scenario;
 }
@@ -60,5 +63,5 @@ export async function runSeed(seed: number, options: RunSeedOptions): Promise<Se
   const ended = await world.run(settled, world.clock.now() + QUIET_PHASE_MS);
   const violations = await checkInvariants(system, [...system.submitted].sort(), faultsEndedAt);
   if (ended !== 'done' && violations.length === 0) violations.push({ invariant: 'the system settles', detail: `the quiet phase ended '${ended}' with work left: ${JSON.stringify([...system.bus.unfinished()])}` });
-  return { seed, orders: expected.length, violations, ended, virtualMs: world.clock.now() - START, counts: world.counts, trace: world.traceLines(), scenario };
+  return { seed, orders: expected.length, violations, ended, virtualMs: world.clock.now() - START, counts: world.counts, trips: tallyTrips(system.store.list()), trace: world.traceLines(), scenario };
 }

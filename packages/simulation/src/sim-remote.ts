@@ -138,7 +138,10 @@ export class SimRemote {
       if (this.plan.honoursCompensates.has(service) && this.tombstones.has(key)) {
         throw new PermanentError(`${service} refuses ${call.idempotencyKey}: it was already undone`);
       }
-      return this.record(service, call, 'applied', { ref: `${service}-${this.ledger.length + 1}` }).result;
+      const ref = `${service}-${this.ledger.length + 1}`;
+      // A booking answers its price (the trip payload's), which a trip's condition reads from the results.
+      const price = (call.payload as Record<string, unknown>)[`${service}Price`];
+      return this.record(service, call, 'applied', typeof price === 'number' ? { ref, price } : { ref }).result;
     }
     const forwardKey = call.compensates?.idempotencyKey;
     if (forwardKey !== undefined && this.plan.honoursCompensates.has(service)) this.tombstones.add(`${service}\u0000${forwardKey}`);

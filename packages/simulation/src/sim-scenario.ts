@@ -2,6 +2,7 @@ import type { JsonObject, StatusEvents } from '@sas/contracts';
 import { DECLINES_STREAM, type RemoteFaultPlan } from './sim-remote';
 import { seededRandom, type SeededRandom } from './seeded-random';
 import type { FaultRates } from './sim-world';
+import { drawTrips, type TripPlan } from './trip-scenario';
 
 /** One order the application submits. */
 export interface SimOrder {
@@ -30,6 +31,8 @@ export interface Scenario {
   jobs: { recurring: boolean; oneOffAtMs: number | null };
   /** Operator pauses of one agent: from `atMs` to `untilMs` (virtual ms after the start), resumed before the faults stop. */
   pauses: { service: (typeof SERVICES)[number]; atMs: number; untilMs: number }[];
+  /** Trips (parallel bookings, conditions, waits, signals) and their signals; null in a seed without trips. */
+  trips: TripPlan | null;
 }
 
 export const SERVICES = ['inventory', 'payment', 'shipping'] as const;
@@ -89,10 +92,12 @@ export function drawScenario(rng: SeededRandom, orderCount: number, start: numbe
     restartDelayMs: [200, rng.pick([1_000, 5_000, 20_000])],
     jobs: { recurring: rng.chance(0.5), oneOffAtMs: rng.chance(0.5) ? rng.int(1_000, faultWindowMs) : null },
     pauses: drawPauses(faultWindowMs, orders),
+    trips: null,
   };
   // From a stream of its own, so the run's stream, and with it every seed without declines, stays as it was.
   scenario.remote.declines = seededRandom(rng.seed ^ DECLINES_STREAM).pick([0, 0, 0.05, 0.2]);
   drawStatusEvents(rng.seed, orders);
+  scenario.trips = drawTrips(rng.seed, orders, start, (order) => cancels.some((c) => c.order === order));
   return scenario;
 }
 

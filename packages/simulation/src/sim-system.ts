@@ -1,8 +1,8 @@
 import { AgentHost } from '@sas/agent';
-import { AgentReply, Alert, JobFailureMessage, JobTriggerMessage, OperatorCommand, QueueNames, SCHEMA_VERSION, SchedulerWakeup, StatusEvent, SubmissionMessage, type ProcessDocument } from '@sas/contracts';
+import { AgentReply, Alert, JobFailureMessage, JobTriggerMessage, OperatorCommand, QueueNames, SCHEMA_VERSION, ProcessSignal, SchedulerWakeup, SignalResult, StatusEvent, SubmissionMessage, type ProcessDocument, type ProcessSignalInput } from '@sas/contracts';
 import { PausedAgentsCache, ProcessEngine } from '@sas/engine';
 import { InMemoryJobStore, JobRunner, JobSpecificationService, type JobStore } from '@sas/jobs';
-import { HeldWorkReleaser, OperatorCommandHandler, Scheduler } from '@sas/scheduler';
+import { HeldWorkReleaser, OperatorCommandHandler, Scheduler, SignalHandler } from '@sas/scheduler';
 import { InMemoryAgentPauseStore, InMemoryLease, InMemoryProcessStore, setAgentPause, type ProcessStore } from '@sas/store';
 import { SubmissionHandler } from '@sas/submission';
 import { Supervisor } from '@sas/supervisor';
@@ -15,7 +15,26 @@ import { SimBus } from './sim-bus';
 import { SimRemote } from './sim-remote';
 import type { Scenario } from './sim-scenario';
 import type { SimWorld } from './sim-world';
+import type { SimSignal } from './trip-scenario';
+import { TRIP_SERVICES, TRIP_WORKFLOWS_JSON } from './trip-workflows';
 import { viaWorld } from './via-world';
+
+/** One step of a written document, as the invariants read it (its state and its own fence). */
+export interface StepSnapshot {
+  name: string;
+  agent: string;
+  state: ProcessDocument['steps'][number]['state'];
+  /** A group member's own attempt; absent on other steps. */
+  attempt: number | undefined;
+  group: string | undefined;
+}
+
+/** A written document's state, attempt and steps. */
+export interface WrittenState {
+  state: ProcessDocument['state'];
+  attempt: number;
+  steps: readonly StepSnapshot[];
+}
 
 /** A successful conditional write, as the invariants see it. */
 export interface CommitRecord {
@@ -28,8 +47,10 @@ export interface CommitRecord {
   mode: ProcessDocument['mode'];
   by: string;
   role: string;
-  /** The stored document's state and attempt just before this write won. */
-  prior: { state: ProcessDocument['state']; attempt: number } | undefined;
+  /** The stored document's state, attempt and steps just before this write won. */
+  prior: WrittenState | undefined;
+  /** The steps as this write left them. */
+  steps: readonly StepSnapshot[];
   /** When it was written (virtual ms), and the agent of its step. */
   at: number;
   agent: string | undefined;
@@ -38,8 +59,9 @@ export interface CommitRecord {
 /** An agent reply the engine reported as applied, with the commits made while it applied. */
 export interface AppliedReply {
   processId: string;
-  /** The attempt the reply answers. */
+  /** The attempt the reply answers, and the step it answers for. */
   attempt: number;
+  step: string;
   by: string;
   /** `commits[from .. to)` were recorded while the engine applied it. */
   from: number;
@@ -56,16 +78,25 @@ const APP_STATUS = 'app.status';
 const JOB_TRIGGERS = 'app.jobs';
 const JOB_FAILURES = 'app.job-failures';
 
+/** The application's queue for the answers to its signals. */
+const APP_SIGNALS = 'app.signals';
+
 let registry: WorkflowRegistry | undefined;
+let withTrips: WorkflowRegistry | undefined;
 
 /**
- * The built-in workflows, loaded once per process and shared by every seed: a registry is only
- * read once built (as in a service, where every component shares one), and building it parses
- * each definition again.
+ * The built-in workflows (plus the trip workflows for a seed with trips), loaded once per process
+ * and shared by every seed: a registry is only read once built (as in a service, where every
+ * component shares one), and building it parses each definition again.
  */
-function builtInRegistry(): WorkflowRegistry {
+function builtInRegistry(trips: boolean): WorkflowRegistry {
+  if (trips) return (withTrips ??= loadWorkflows(TRIP_WORKFLOWS_JSON));
   registry ??= loadWorkflows();
   return registry;
+}
+
+function snapshotSteps(doc: ProcessDocument): StepSnapshot[] {
+  return doc.steps.map((s) => ({ name: s.name, agent: s.agent, state: s.state, attempt: s.attempt, group: s.group }));
 }
 
 /**
@@ -84,7 +115,7 @@ export class SimSystem {
   /** State and attempt of each stored process as of the last write that won. */
   /** Numbers the engines' writes (their write ids), deterministically. */
   private writes = 0;
-  private readonly lastWritten = new Map<string, { state: ProcessDocument['state']; attempt: number }>();
+  private readonly lastWritten = new Map<string, WrittenState>();
   readonly statuses = new Map<string, StatusEvent[]>();
   /** Orders that asked for `final` status events only (the scenario's choice, not the stored one). */
   readonly finalStatusOrders = new Set<string>();
@@ -104,13 +135,19 @@ export class SimSystem {
   readonly pauses = new InMemoryAgentPauseStore();
   /** When each pause began and ended (virtual ms; `to` Infinity until resumed), for the invariants. */
   readonly pauseWindows: { agent: string; from: number; to: number }[] = [];
+  /** Every signal the application sent, by signalId (a duplicate is the same signal sent again). */
+  readonly signalsSent = new Map<string, { orderId: string; name: string; data: SimSignal['data']; sends: number }>();
+  /** The answers the application received to its signals, by signalId. */
+  readonly signalAnswers = new Map<string, SignalResult[]>();
   private readonly lease = new InMemoryLease();
-  private readonly registry: WorkflowRegistry = builtInRegistry();
+  private readonly registry: WorkflowRegistry;
   private readonly logger: Logger = silentLogger();
   private readonly app: SimActor;
   private readonly operator: SimActor;
   private ids = 0;
   private readonly resubmits = new Map<string, number>();
+  /** Sends a signal again, by signalId. */
+  private readonly retrySignal = new Map<string, () => void>();
 
   constructor(
     private readonly world: SimWorld,
@@ -121,6 +158,12 @@ export class SimSystem {
     this.app = new SimActor('app', 1, false);
     this.operator = new SimActor('operator', 1, false);
     this.oneOffAt = scenario.jobs.oneOffAtMs === null ? null : world.clock.now() + scenario.jobs.oneOffAtMs;
+    this.registry = builtInRegistry(scenario.trips !== null);
+  }
+
+  /** The scenario's order of this id. */
+  order(orderId: string): Scenario['orders'][number] | undefined {
+    return this.scenario.orders.find((o) => o.orderId === orderId);
   }
 
   /** Starts every instance, the application's submissions, the operator's cancels and its rounds. */
@@ -131,6 +174,11 @@ export class SimSystem {
     for (let i = 1; i <= instances.supervisor; i++) this.launch(`supervisor-${i}`, 1, (a) => this.startSupervisor(a));
     for (const service of ['inventory', 'payment', 'shipping'] as const) {
       for (let i = 1; i <= instances[service]; i++) this.launch(`${service}-agent-${i}`, 1, (a) => this.startAgent(a, service));
+    }
+    // The trip services' agents start only in a seed with trips, so every other seed runs as before.
+    const trips = this.scenario.trips;
+    for (const service of trips ? TRIP_SERVICES : []) {
+      for (let i = 1; i <= (trips?.instances[service] ?? 0); i++) this.launch(`${service}-agent-${i}`, 1, (a) => this.startAgent(a, service));
     }
     this.launch('dashboard-1', 1, (a) => this.startDashboard(a));
     this.startApplication();
@@ -182,16 +230,18 @@ export class SimSystem {
       if (!(result as { ok?: boolean } | undefined)?.ok) return;
       if (method === 'insert') {
         const doc = args[0] as ProcessDocument;
-        this.lastWritten.set(doc._id, { state: doc.state, attempt: doc.attempt });
+        this.lastWritten.set(doc._id, { state: doc.state, attempt: doc.attempt, steps: snapshotSteps(doc) });
       } else if (method === 'quarantine') {
         const fields = args[2] as { state: ProcessDocument['state']; attempt: number };
-        this.lastWritten.set(args[0] as string, { state: fields.state, attempt: fields.attempt });
+        const id = args[0] as string;
+        this.lastWritten.set(id, { state: fields.state, attempt: fields.attempt, steps: this.lastWritten.get(id)?.steps ?? [] });
       } else if (method === 'commit') {
         const next = args[0] as ProcessDocument;
         const step = next.steps[next.currentStep];
         const prior = this.lastWritten.get(next._id);
-        this.lastWritten.set(next._id, { state: next.state, attempt: next.attempt });
-        this.commits.push({ processId: next._id, expectedRevision: args[1] as number, attempt: next.attempt, state: next.state, step: step?.name, mode: next.mode, by: a.name, role, prior, at: this.world.clock.now(), agent: step?.agent });
+        const steps = snapshotSteps(next);
+        this.lastWritten.set(next._id, { state: next.state, attempt: next.attempt, steps });
+        this.commits.push({ processId: next._id, expectedRevision: args[1] as number, attempt: next.attempt, state: next.state, step: step?.name, mode: next.mode, by: a.name, role, prior, steps, at: this.world.clock.now(), agent: step?.agent });
       }
     });
   }
@@ -211,7 +261,7 @@ export class SimSystem {
       const from = this.commits.length;
       const outcome = await apply(processId, input);
       if (input.type === 'reply' && outcome.kind === 'applied') {
-        this.appliedReplies.push({ processId, attempt: input.reply.attempt, by: actor.name, from, to: this.commits.length });
+        this.appliedReplies.push({ processId, attempt: input.reply.attempt, step: input.reply.step, by: actor.name, from, to: this.commits.length });
       }
       return outcome;
     };
@@ -295,6 +345,18 @@ export class SimSystem {
         void scheduler.claimAvailable();
       },
     });
+    // Signals, wired as the scheduler's main.ts wires them; a seed without trips sends none.
+    const signals = new SignalHandler(engine, store, this.bus.sender(actor), this.logger);
+    this.bus.consume(actor, {
+      queue: QueueNames.processSignals,
+      schema: ProcessSignal,
+      concurrency: 4,
+      handle: async (signal, meta) => {
+        await signals.handle(signal, meta.jobId);
+        void scheduler.claimAvailable();
+      },
+      onRejected: (raw, reason, issues) => signals.rejected(raw, reason, issues),
+    });
     this.every(actor, POLL_MS, () => void scheduler.claimAvailable());
     const runner = new JobRunner(viaWorld(this.world, actor, 'store', 'jobs', this.jobStore), this.bus.sender(actor), this.world.clock, viaWorld(this.world, actor, 'store', 'lease', this.lease), this.logger, {
       instanceId: actor.name,
@@ -375,6 +437,41 @@ export class SimSystem {
       },
     });
     this.bus.consume(this.app, { queue: JOB_FAILURES, schema: JobFailureMessage, handle: async (failure) => void this.jobFailures.push(`${failure.jobSpecificationKey}@${failure.fireTime}: ${failure.reason}`) });
+    this.startSignals();
+  }
+
+  /**
+   * The application's signals: each sent at its moment (a failed send is sent again), each answer
+   * kept for the invariants; a signal answered `not-found` (sent before its order's process existed)
+   * is sent again a second later, as an application would, under the same signalId.
+   */
+  private startSignals(): void {
+    const trips = this.scenario.trips;
+    if (!trips) return;
+    const sender = this.bus.sender(this.app);
+    let sends = 0;
+    for (const signal of trips.signals) {
+      const order = this.scenario.orders[signal.order];
+      if (!order) continue;
+      const message: ProcessSignalInput = { schemaVersion: 1, orderId: order.orderId, name: signal.name, data: signal.data, signalId: signal.signalId, by: 'app:sim', replyTo: APP_SIGNALS };
+      const attempt = (): void => {
+        const sent = this.signalsSent.get(signal.signalId) ?? { orderId: order.orderId, name: signal.name, data: signal.data, sends: 0 };
+        sent.sends += 1;
+        this.signalsSent.set(signal.signalId, sent);
+        sender.send(QueueNames.processSignals, message, { jobId: `signal.${signal.signalId}.${++sends}` }).catch(() => this.world.clock.schedule(500, this.app, attempt));
+      };
+      this.retrySignal.set(signal.signalId, attempt);
+      this.world.clock.schedule(signal.atMs, this.app, attempt);
+    }
+    this.bus.consume(this.app, {
+      queue: APP_SIGNALS,
+      schema: SignalResult,
+      handle: async (answer) => {
+        this.signalAnswers.set(answer.signalId, [...(this.signalAnswers.get(answer.signalId) ?? []), answer]);
+        const again = this.retrySignal.get(answer.signalId);
+        if (answer.outcome === 'not-found' && again) this.world.clock.schedule(1_000, this.app, again);
+      },
+    });
   }
 
   /**
@@ -387,7 +484,7 @@ export class SimSystem {
       const message: OperatorCommand = { schemaVersion: SCHEMA_VERSION, command: kind, processId, by: 'operator:sim', commandId: id };
       sender.send(QueueNames.operatorCommands, message, { jobId: id }).catch(() => undefined);
     };
-    for (const cancel of this.scenario.cancels) {
+    for (const cancel of [...this.scenario.cancels, ...(this.scenario.trips?.cancels ?? [])]) {
       const order = this.scenario.orders[cancel.order];
       if (!order) continue;
       this.world.clock.schedule(cancel.atMs, this.operator, () => {

@@ -1,5 +1,6 @@
 import { runSeed, type SeedResult } from './run-seed';
 import type { SimulateArgs } from './simulate-args';
+import { addTally, emptyTally } from './trip-tally';
 
 type Out = (line: string) => void;
 
@@ -11,6 +12,7 @@ export async function runBatch(args: SimulateArgs, out: Out): Promise<number> {
   let failed = 0;
   let calls = 0;
   let crashes = 0;
+  const trips = emptyTally();
   const last = args.firstSeed + args.seeds - 1;
   out(`simulating seeds ${args.firstSeed}..${last}, ${args.ordersPerSeed} orders each`);
   for (let seed = args.firstSeed; seed <= last; seed++) {
@@ -18,6 +20,7 @@ export async function runBatch(args: SimulateArgs, out: Out): Promise<number> {
     orders += result.orders;
     calls += result.counts.calls;
     crashes += result.counts.crashes;
+    addTally(trips, result.trips);
     if (result.violations.length > 0) {
       failed += 1;
       await report(result, args.ordersPerSeed, out);
@@ -33,6 +36,7 @@ export async function runBatch(args: SimulateArgs, out: Out): Promise<number> {
       out(`  ${seed - args.firstSeed + 1}/${args.seeds} seeds, ${orders} orders, ${(orders / s).toFixed(0)} orders/s, ${calls} awaited calls, ${crashes} crashes, ${failed} failing seeds`);
     }
   }
+  out(`trips: ${trips.trips} (${trips.processed} Processed, ${trips.undone} undone), ${trips.membersCompleted} group members completed, ${trips.skipped} steps skipped, ${trips.waitsFired} waits fired, ${trips.signalsTaken} signals taken, ${trips.signalTimeouts} signal timeouts continued`);
   out(failed === 0 ? `no violation in ${args.seeds} seeds (${orders} orders)` : `${failed} of ${args.seeds} seeds broke an invariant; replay one with --seed`);
   return failed === 0 ? 0 : 1;
 }

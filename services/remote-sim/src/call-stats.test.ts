@@ -7,7 +7,7 @@ describe('CallStats', () => {
     const stats = new CallStats(1234).snapshot();
     expect(stats.since).toBe(1234);
     expect(stats.total).toBe(0);
-    expect(Object.keys(stats.services)).toEqual(['payment', 'inventory', 'shipping']);
+    expect(Object.keys(stats.services)).toEqual(['payment', 'inventory', 'shipping', 'flight', 'hotel']);
     expect(Object.keys(stats.services.shipping.operations)).toEqual(['create', 'cancel']);
     expect(stats.services.inventory.operations['release']).toEqual({
       ok: 0,

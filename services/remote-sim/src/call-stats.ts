@@ -1,4 +1,4 @@
-import { operationsOf, remoteServiceNames, type RemoteServiceName } from './remote-operations';
+import { operationsOf, simulatedServiceNames, type RemoteServiceName } from './remote-operations';
 
 /**
  * How one call to a simulated service ended. `conflict` (an idempotency key reused for another
@@ -94,6 +94,6 @@ function emptyServiceStats(service: RemoteServiceName): ServiceStats {
 }
 
 function emptyStats(now: number): StatsSnapshot {
-  const services = Object.fromEntries(remoteServiceNames.map((s) => [s, emptyServiceStats(s)]));
+  const services = Object.fromEntries(simulatedServiceNames.map((s) => [s, emptyServiceStats(s)]));
   return { since: now, total: 0, services: services as Record<RemoteServiceName, ServiceStats> };
 }

@@ -1,5 +1,5 @@
 import { noFaults, type ServiceFaults } from './fault-settings';
-import { remoteServiceNames, type RemoteServiceName } from './remote-operations';
+import { simulatedServiceNames, type RemoteServiceName } from './remote-operations';
 
 /**
  * The faults in force for each simulated service, changed at runtime by tests and demos. `set`
@@ -27,7 +27,7 @@ export class FaultPlan {
 
   /** Every service's settings, copies safe to serialize. */
   snapshot(): Record<RemoteServiceName, ServiceFaults> {
-    const entries = remoteServiceNames.map((s) => [s, structuredClone(this.get(s))] as const);
+    const entries = simulatedServiceNames.map((s) => [s, structuredClone(this.get(s))] as const);
     return Object.fromEntries(entries) as Record<RemoteServiceName, ServiceFaults>;
   }
 }

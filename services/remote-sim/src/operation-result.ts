@@ -42,7 +42,10 @@ function resultOf(ctx: OperationContext): Record<string, unknown> {
       return { releaseId: `rel-${ctx.serial}`, reservationId: stringOrNull(from['reservationId']), originalEffectId };
     case 'create':
       return { trackingNumber: `TRK${ctx.serial}` };
+    case 'book':
+      return { bookingId: `bk-${ctx.serial}` };
     case 'cancel':
+      if (ctx.service !== 'shipping') return { cancellationId: `cx-${ctx.serial}`, bookingId: stringOrNull(from['bookingId']), originalEffectId };
       return {
         cancellationId: `cx-${ctx.serial}`,
         trackingNumber: stringOrNull(from['trackingNumber']),

@@ -6,13 +6,19 @@ export const RemoteOperations = {
   payment: { forward: 'charge', compensation: 'refund' },
   inventory: { forward: 'reserve', compensation: 'release' },
   shipping: { forward: 'create', compensation: 'cancel' },
+  // The trip-booking example's services (examples/trip-booking, docs/flows.md).
+  flight: { forward: 'book', compensation: 'cancel' },
+  hotel: { forward: 'book', compensation: 'cancel' },
 } as const;
 
-/** Name of a simulated remote service: `payment`, `inventory` or `shipping`. */
+/** Name of a simulated remote service: `payment`, `inventory`, `shipping`, `flight` or `hotel`. */
 export type RemoteServiceName = keyof typeof RemoteOperations;
 
-/** Every service name, in a stable order (used to list faults and stats). */
+/** The services the deployments (Compose, Kubernetes) run an agent for, in a stable order. */
 export const remoteServiceNames: readonly RemoteServiceName[] = ['payment', 'inventory', 'shipping'];
+
+/** Every service remote-sim simulates, the trip-booking example's too (used to list faults and stats). */
+export const simulatedServiceNames: readonly RemoteServiceName[] = [...remoteServiceNames, 'flight', 'hotel'];
 
 /** True when `name` is one of the simulated services; narrows the type for the caller. */
 export function isRemoteService(name: string): name is RemoteServiceName {

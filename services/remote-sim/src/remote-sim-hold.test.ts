@@ -73,6 +73,6 @@ describe('RemoteSimServer holding answers until released', () => {
     expect(await put.json()).toEqual({ error: "Invalid faults for payment: holdOperations: payment has no operation 'reserve'" });
     const release = await fetch(`${base}/admin/release/billing`, { method: 'POST' });
     expect(release.status).toBe(404);
-    expect(await release.json()).toEqual({ error: "Unknown service 'billing'; use one of: payment, inventory, shipping" });
+    expect(await release.json()).toEqual({ error: "Unknown service 'billing'; use one of: payment, inventory, shipping, flight, hotel" });
   });
 });

@@ -49,7 +49,7 @@ describe('RemoteSim bad input', () => {
     const sim = setup();
     expect(sim.call({ ...good, service: 'billing' })).toMatchObject({
       status: 404,
-      body: { error: "Unknown service 'billing'; use one of: payment, inventory, shipping" },
+      body: { error: "Unknown service 'billing'; use one of: payment, inventory, shipping, flight, hotel" },
     });
     expect(sim.stats().total).toBe(0);
   });

@@ -65,7 +65,7 @@ describe('routeRequest', () => {
     route('PUT', '/admin/faults/inventory', { body: { hang: true } });
     route('DELETE', '/admin/faults');
     expect(route('GET', '/admin/faults')).toMatchObject({
-      body: { faults: { payment: noFaults(), inventory: noFaults(), shipping: noFaults() } },
+      body: { faults: { payment: noFaults(), inventory: noFaults(), shipping: noFaults(), flight: noFaults(), hotel: noFaults() } },
     });
   });
 
@@ -95,7 +95,7 @@ describe('routeRequest', () => {
     expect(keys(route('GET', '/ledger?service=payment&orderId=o-1'))).toEqual(['a']);
     expect(route('GET', '/ledger?service=billing')).toMatchObject({
       status: 400,
-      body: { error: "Unknown service 'billing' in the ledger filter; use one of: payment, inventory, shipping" },
+      body: { error: "Unknown service 'billing' in the ledger filter; use one of: payment, inventory, shipping, flight, hotel" },
     });
   });
 

@@ -3,3 +3,4 @@ export * from './config';
 export * from './scheduler';
 export * from './operator-command-handler';
 export * from './held-work-releaser';
+export * from './signal-handler';
