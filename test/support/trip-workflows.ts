@@ -8,9 +8,9 @@ import type { UndoOf } from './ledger-checks';
 /** How long the end-to-end trip waits for its `confirm` signal (the example's is a day). */
 export const TRIP_TEST_TIMEOUT_MS = 10_000;
 /** The end-to-end trip's cooling-off wait (the example's is a minute). */
-export const TRIP_TEST_COOLING_OFF_MS = 1_500;
+const TRIP_TEST_COOLING_OFF_MS = 1_500;
 /** Complete-by of the end-to-end trip's bookings and charge: long enough that a loaded machine's delays do not reach the threshold. */
-export const TRIP_TEST_COMPLETE_BY_MS = 4_000;
+const TRIP_TEST_COMPLETE_BY_MS = 4_000;
 
 type Json = Record<string, unknown>;
 
@@ -37,7 +37,7 @@ export function tripBookingForTest(): Json {
 }
 
 /** Every task step of a workflow, group members included, in order. */
-export function taskSteps(workflow: Json): Json[] {
+function taskSteps(workflow: Json): Json[] {
   return (workflow['steps'] as Json[]).flatMap((e) => (Array.isArray(e['parallel']) ? (e['parallel'] as Json[]) : e['agent'] !== undefined ? [e] : []));
 }
 

@@ -10,7 +10,7 @@ import { TRIP_INSURE_ABOVE, TRIP_WORKFLOWS, isTripWorkflow } from './trip-workfl
  * lenient trip whose flight and hotel cost at most {@link TRIP_INSURE_ABOVE} is not insured (the
  * remotes answer the payload's prices). `null` for a step whose condition cannot be told yet.
  */
-export function skippedByCondition(workflow: string, payload: JsonObject, doc: ProcessDocument): Map<string, boolean | null> {
+function skippedByCondition(workflow: string, payload: JsonObject, doc: ProcessDocument): Map<string, boolean | null> {
   const skipped = new Map<string, boolean | null>();
   if (workflow === TRIP_WORKFLOWS.lenient) {
     skipped.set('insure-trip', Number(payload['flightPrice']) + Number(payload['hotelPrice']) <= TRIP_INSURE_ABOVE);

@@ -31,7 +31,7 @@ export interface TripPlan {
  * the first multiple that leaves the seeds of regression-seeds.test.ts without trips, so they
  * still reach their bugs.
  */
-export const TRIP_STREAM = 0x1715609d;
+const TRIP_STREAM = 0x1715609d;
 
 /** The part of an order the trip plan rewrites. */
 interface TripOrder {
