@@ -68,6 +68,7 @@ describe.each(REDIS_TOPOLOGIES)('the dashboard (real processes, private %s Redis
         'alerts',
         'dead-letter',
         'operator.commands',
+        'process.signals',
         'agent.inventory.requests',
         'agent.payment.requests',
         'agent.shipping.requests',
@@ -93,7 +94,7 @@ describe.each(REDIS_TOPOLOGIES)('the dashboard (real processes, private %s Redis
       expect(board.status).toBe(200);
       const queues = board.body['queues'] as { name: string; counts: Record<string, number>; jobs: { data: { orderId?: string } }[] }[];
       expect(queues.map((q) => q.name).sort()).toEqual(
-        ['agent.inventory.requests', 'agent.payment.requests', 'agent.shipping.requests', 'alerts', 'dead-letter', 'operator.commands', 'scheduler.ready', 'scheduler.replies', 'submission'].sort(),
+        ['agent.inventory.requests', 'agent.payment.requests', 'agent.shipping.requests', 'alerts', 'dead-letter', 'operator.commands', 'process.signals', 'scheduler.ready', 'scheduler.replies', 'submission'].sort(),
       );
       const byName = new Map(queues.map((q) => [q.name, q]));
       // The four submissions were taken and completed; their jobs are read from the queue's own slot.
