@@ -16,6 +16,7 @@ import { answer, ok, refused, type ReplyBody } from './test-support/reply-body';
 import { transition } from './transition';
 import type { TransitionResult } from './transition-result';
 import type { WorkflowDefinition } from './workflow-definition';
+import { prng } from './test-support/prng';
 
 // Random walks through workflows with parallel groups and conditions: claims, replies to any
 // member's request (current, late, duplicated), expiries, unsent dispatches, resubmits, cancels
@@ -45,18 +46,6 @@ const workflows: WorkflowDefinition[] = [
     ],
   },
 ];
-
-/** mulberry32: a tiny seeded PRNG, so a failing sequence can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const isHeld = (state: ProcessState): boolean => state === 'Processing' || state === 'Compensating';
 

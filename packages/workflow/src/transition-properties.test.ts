@@ -19,6 +19,7 @@ import type { TransitionResult } from './transition-result';
 import { T0 } from './test-support/process-run';
 import { answer, ok, refused, type ReplyBody } from './test-support/reply-body';
 import type { WorkflowDefinition } from './workflow-definition';
+import { prng } from './test-support/prng';
 
 // Random walks through the protocol: thousands of seeded sequences of claims, replies (current and
 // stale), expiries, resubmits and cancels, with the invariants checked after every input.
@@ -43,18 +44,6 @@ const workflows: WorkflowDefinition[] = [
     steps: orderFulfilmentV1.steps.map((s, i) => (i === 1 ? { ...s, compensation: null } : s)),
   },
 ];
-
-/** mulberry32: a tiny seeded PRNG, so a failing sequence can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const isHeld = (state: ProcessState): boolean => state === 'Processing' || state === 'Compensating';
 

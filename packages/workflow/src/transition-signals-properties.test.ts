@@ -6,6 +6,7 @@ import { answer, ok, refused, type ReplyBody } from './test-support/reply-body';
 import { transition } from './transition';
 import type { TransitionResult } from './transition-result';
 import type { WorkflowDefinition, WorkflowEntry } from './workflow-definition';
+import { prng } from './test-support/prng';
 
 // Random walks through workflows with wait and signal steps: claims at and before their instants,
 // signals (repeated ids, other names, sent early, late, after the end), replies current and stale,
@@ -29,18 +30,6 @@ const workflows: WorkflowDefinition[] = (['compensate', 'error', 'continue'] as 
     steps: [signalStep(onTimeout), { name: 'until', wait: { until: 'payload.at' } }, task('ship', 'shipping')],
   },
 ]);
-
-/** mulberry32: a tiny seeded PRNG, so a failing sequence can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** See transition-properties.test.ts: dates copied by structuredClone come from the outer realm under jest. */
 function sameRealm<T>(value: T): T {
