@@ -3,9 +3,10 @@ import type { OperatorCommandResult, ProcessDocument } from '@sas/contracts';
 import { MongoProcessStore, connectStore } from '@sas/store';
 import type { CliEnv } from './cli-env';
 import { recordCliAudit } from './cli-audit';
+import { apiProcessLookup } from './api-process-lookup';
 import { DashboardApi, explainApiRefusal } from './dashboard-api';
 import type { OperatorPath } from './operator-path';
-import { resolveProcess, type ProcessIdKind, type ProcessLookup } from './resolve-process';
+import { resolveProcess, type ProcessIdKind } from './resolve-process';
 
 /** Options of {@link runOperatorCommand}. */
 export interface OperatorCommandArgs {
@@ -73,21 +74,7 @@ export async function runOperatorCommand(env: CliEnv, command: 'resubmit' | 'can
  * another's orderId is refused as on the direct path), then posts the command by process id.
  */
 async function viaApi(api: DashboardApi, command: 'resubmit' | 'cancel', target: string, args: OperatorCommandArgs, out: (line: string) => void): Promise<number> {
-  const refusal = (answer: { status: number; body: Record<string, unknown> }): Error => new Error(`the dashboard refused the lookup: ${explainApiRefusal(answer, api.baseUrl)}`);
-  const lookup: ProcessLookup = {
-    async get(id) {
-      const answer = await api.send('GET', `/api/processes/${encodeURIComponent(id)}`);
-      if (answer.status === 404) return null;
-      if (answer.status !== 200) throw refusal(answer);
-      // The route also answers for an orderId; only an exact process id is a match by id.
-      return answer.body['_id'] === id ? (answer.body as unknown as ProcessDocument) : null;
-    },
-    async getByOrderId(orderId) {
-      const answer = await api.send('GET', `/api/processes?orderId=${encodeURIComponent(orderId)}&limit=1`);
-      if (answer.status !== 200) throw refusal(answer);
-      return ((answer.body['processes'] as ProcessDocument[] | undefined) ?? [])[0] ?? null;
-    },
-  };
+  const lookup = apiProcessLookup(api);
   const resolved = await resolveProcess(lookup, target, `the dashboard at ${api.baseUrl}`, args.only);
   if (!resolved.found) {
     out(`refused: ${resolved.message}`);

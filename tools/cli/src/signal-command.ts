@@ -3,6 +3,7 @@ import { SignalResult, type JsonObject, type ProcessDocument } from '@sas/contra
 import { MongoProcessStore, connectStore } from '@sas/store';
 import type { CliEnv } from './cli-env';
 import { recordCliAudit } from './cli-audit';
+import { apiProcessLookup } from './api-process-lookup';
 import { DashboardApi, explainApiRefusal } from './dashboard-api';
 import type { OperatorPath } from './operator-path';
 import { resolveProcess, type ProcessIdKind, type ProcessLookup } from './resolve-process';
@@ -106,22 +107,8 @@ function directIo(env: CliEnv, store: ProcessLookup, principal: string): SignalC
 
 /** The API path: the dashboard's reads for the lookup, its signal route for the write (audited there). */
 function apiIo(api: DashboardApi): SignalCommandIo {
-  const refusal = (answer: { status: number; body: Record<string, unknown> }): Error => new Error(`the dashboard refused the lookup: ${explainApiRefusal(answer, api.baseUrl)}`);
   return {
-    lookup: {
-      async get(id) {
-        const answer = await api.send('GET', `/api/processes/${encodeURIComponent(id)}`);
-        if (answer.status === 404) return null;
-        if (answer.status !== 200) throw refusal(answer);
-        // The route also answers for an orderId; only an exact process id is a match by id.
-        return answer.body['_id'] === id ? (answer.body as unknown as ProcessDocument) : null;
-      },
-      async getByOrderId(orderId) {
-        const answer = await api.send('GET', `/api/processes?orderId=${encodeURIComponent(orderId)}&limit=1`);
-        if (answer.status !== 200) throw refusal(answer);
-        return ((answer.body['processes'] as ProcessDocument[] | undefined) ?? [])[0] ?? null;
-      },
-    },
+    lookup: apiProcessLookup(api),
     where: `the dashboard at ${api.baseUrl}`,
     async send(processId, args) {
       const body = { name: args.name, data: args.data, ...(args.signalId !== undefined && { signalId: args.signalId }) };
