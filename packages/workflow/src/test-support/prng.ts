@@ -1,0 +1,14 @@
+/**
+ * mulberry32: a tiny seeded PRNG, so a failing random walk can be replayed from its seed. One copy
+ * for the transition's property tests (plain steps, groups and conditions, waits and signals).
+ */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
