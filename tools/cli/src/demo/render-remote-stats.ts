@@ -5,10 +5,13 @@ export interface RemoteStats {
 
 /**
  * One line per remote service: how many calls it received and what happened to them, so the demo
- * shows the faults that the agents absorbed (errors retried, lost replies replayed by key).
+ * shows the faults that the agents absorbed (errors retried, lost replies replayed by key). A service
+ * no order called is left out: remote-sim also simulates the trip example's flight and hotel, which
+ * the demo's orders never use, and a row of zeros for them only raises the question why.
  */
 export function renderRemoteStats(stats: RemoteStats): string {
   return Object.entries(stats.services)
+    .filter(([, s]) => s.total > 0)
     .map(([service, s]) => {
       const outcomes = Object.entries(s.outcomes)
         .filter(([, n]) => n > 0)
