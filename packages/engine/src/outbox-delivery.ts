@@ -52,6 +52,22 @@ export class OutboxDelivery {
     }
   }
 
+  /**
+   * Sends the messages an unfinished process owes, in order, and leaves its outbox as it is: for a
+   * caller whose next commit of the process writes the outbox without them, so that commit is also
+   * the clear (the submission handing the process it inserted to a scheduler beside it). Until that
+   * commit the messages stay owed, and a crash means they are sent again under the same ids.
+   * True when every owed message was sent; failures are logged, never thrown.
+   */
+  async sendMessages(doc: ProcessDocument): Promise<boolean> {
+    const messages = (doc.outbox ?? []).filter((e): e is OwedMessage => e.kind === 'message');
+    const outcomes = await Promise.allSettled(this.sendInOrder(messages));
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (!failed) return true;
+    this.logger.error({ err: ensureError(failed.reason), processId: doc._id, owed: messages.length }, 'status events not sent yet; they stay in the process and will be delivered again');
+    return false;
+  }
+
   private async record(doc: OwedOutbox | ProcessDocument, history: HistoryRecord[]): Promise<void> {
     if (history.length === 0) return;
     await this.store.appendEvents(history);

@@ -88,7 +88,22 @@ export class ProcessEngine {
    * any other answer (ignored, unhandleable) is given only after reading the stored document.
    */
   async apply(processId: string, input: ProcessInput): Promise<ApplyOutcome> {
-    const copy = this.recent.take(processId);
+    return this.applyWithCopy(processId, this.recent.take(processId), input);
+  }
+
+  /**
+   * Applies the input starting from a copy of the process that another component of this process
+   * just wrote (the submission hands the document it inserted to a scheduler beside it), exactly as
+   * from a copy this engine remembers: the commit is conditional on the copy's revision, and any
+   * answer but a commit is given only after reading the stored document. A copy can therefore be
+   * stale or even wrong without harm; it only spares the read when it is current.
+   */
+  applyFromCopy(copy: ProcessDocument, input: ProcessInput): Promise<ApplyOutcome> {
+    this.recent.take(copy._id);
+    return this.applyWithCopy(copy._id, copy, input);
+  }
+
+  private async applyWithCopy(processId: string, copy: ProcessDocument | undefined, input: ProcessInput): Promise<ApplyOutcome> {
     if (copy) {
       const outcome = await this.applyFrom(copy, input, true);
       if (outcome !== COPY_OUTDATED) return outcome;

@@ -12,6 +12,7 @@
  * });
  * ```
  */
+export * from './local-wakeups';
 export * from './process-service';
 export * from './run-main';
 export * from './shared-process';

@@ -1,6 +1,6 @@
 import { AgentReply, OperatorCommand, QueueNames, SchedulerWakeup } from '@sas/contracts';
 import { ProbeServer, loadConfig } from '@sas/runtime';
-import { openProcessService, runMain } from '@sas/wiring';
+import { offerLocalClaims, openProcessService, runMain } from '@sas/wiring';
 import { AgentRegistrationRepository } from '@sas/store';
 import { scheduleAgentCoverageCheck } from './agent-coverage-check';
 import { startBulkOperations } from './bulk-operations';
@@ -62,6 +62,8 @@ runMain('scheduler', async (env) => {
   // A consumed signal may have started the next entry or released the process: claim without waiting for the poll.
   consumeSignals(bus, signals, () => void scheduler.claimAvailable());
   scheduler.start();
+  // A submission role hosted in this same process (sas up's shared core) hands its new processes here.
+  const withdrawLocalClaims = offerLocalClaims(config, (copy) => scheduler.claimHandedOver(copy));
   const registrations = new AgentRegistrationRepository(svc.connection.db);
   const coverage = scheduleAgentCoverageCheck({ registry: svc.registry, registrations, outbox: svc.outbox, clock: svc.clock, logger }, config.AGENT_CHECK_DELAY_MS);
   const releaser = new HeldWorkReleaser({
@@ -89,7 +91,13 @@ runMain('scheduler', async (env) => {
       // First: closing the job runner gives its lease up, so a standby fires the next occurrence on time.
       ...(jobs ? [jobs] : []),
       coverage,
-      { name: 'scheduler', close: () => scheduler.close() },
+      {
+        name: 'scheduler',
+        close: () => {
+          withdrawLocalClaims();
+          return scheduler.close();
+        },
+      },
       { name: 'held-work-releaser', close: () => releaser.close() },
       bulk,
       { name: 'probe', close: () => probe.close() },

@@ -38,6 +38,7 @@ export class PromSchedulerMetrics implements SchedulerMetrics {
       scrapedCounter({ registry: this.registry, name, help, read: () => scheduler.metrics()[key] ?? 0 });
     };
     counter('sas_scheduler_claims_total', 'Pending processes this scheduler claimed and dispatched', 'claimed');
+    counter('sas_scheduler_handed_over_claims_total', 'Of those claims, processes handed over by the submission role of the same process (no wake-up job)', 'handedOver');
     counter('sas_scheduler_claim_errors_total', 'Claims that failed on a store error (retried next round)', 'claimErrors');
     counter('sas_scheduler_replies_total', 'Agent replies this scheduler received', 'replies');
     counter('sas_scheduler_stale_replies_total', 'Agent replies ignored as stale (an older attempt, a finished step)', 'staleReplies');

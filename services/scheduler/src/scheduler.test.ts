@@ -429,3 +429,50 @@ describe('Scheduler with a process it cannot handle', () => {
     for (const id of ids) expect(await h.doc(id)).toMatchObject({ state: 'Processing', attempt: 1 });
   });
 });
+
+describe('Scheduler handed a new process by the submission beside it (decision 128)', () => {
+  it('claims it from the copy, without reading it, and counts it apart', async () => {
+    const h = new Harness();
+    const [id = ''] = await h.submit(1);
+    const copy = await h.doc(id);
+    let reads = 0;
+    const get = h.store.get.bind(h.store);
+    h.store.get = (processId) => {
+      reads += 1;
+      return get(processId);
+    };
+    const scheduler = h.scheduler('scheduler-1');
+
+    expect(await scheduler.claimHandedOver(copy)).toBe(true);
+
+    expect(reads).toBe(0);
+    expect(await h.doc(id)).toMatchObject({ state: 'Processing', lockedBy: 'scheduler-1', attempt: 1 });
+    expect(requests(h.outbox).map((r) => r.processId)).toEqual([id]);
+    expect(scheduler.metrics()).toMatchObject({ claimed: 1, handedOver: 1 });
+  });
+
+  it('declines, claiming nothing, while its bus is down or once it is closing, so the submission sends the wake-up job instead', async () => {
+    const h = new Harness();
+    const [first = '', second = ''] = await h.submit(2);
+    const disconnected = h.scheduler('scheduler-1', 20, () => false);
+    expect(await disconnected.claimHandedOver(await h.doc(first))).toBe(false);
+
+    const closing = h.scheduler('scheduler-2');
+    await closing.close();
+    expect(await closing.claimHandedOver(await h.doc(second))).toBe(false);
+
+    expect((await h.store.list()).map((d) => d.state)).toEqual(['Pending', 'Pending']);
+    expect(requests(h.outbox)).toEqual([]);
+  });
+
+  it('declines a process another scheduler claimed first: one claim, one dispatch', async () => {
+    const h = new Harness();
+    const [id = ''] = await h.submit(1);
+    const copy = await h.doc(id);
+    await h.scheduler('scheduler-2').onWakeup({ schemaVersion: 1, processId: id, reason: 'submitted' });
+
+    expect(await h.scheduler('scheduler-1').claimHandedOver(copy)).toBe(false);
+    expect(await h.doc(id)).toMatchObject({ lockedBy: 'scheduler-2', attempt: 1 });
+    expect(requests(h.outbox)).toHaveLength(1);
+  });
+});

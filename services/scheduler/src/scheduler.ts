@@ -1,4 +1,4 @@
-import type { AgentReply, SchedulerWakeup } from '@sas/contracts';
+import type { AgentReply, ProcessDocument, SchedulerWakeup } from '@sas/contracts';
 import type { ApplyOutcome, ProcessEngine } from '@sas/engine';
 import { ensureError, type Clock } from '@sas/runtime';
 import type { ProcessStore } from '@sas/store';
@@ -34,7 +34,7 @@ export class Scheduler {
   private running: Promise<void> | undefined;
   private again = false;
   private closed = false;
-  private readonly counters = { claimed: 0, claimErrors: 0, replies: 0, staleReplies: 0, quarantined: 0, skippedRounds: 0 };
+  private readonly counters = { claimed: 0, handedOver: 0, claimErrors: 0, replies: 0, staleReplies: 0, quarantined: 0, skippedRounds: 0 };
 
   constructor(private readonly deps: SchedulerDeps) {}
 
@@ -132,6 +132,27 @@ export class Scheduler {
       this.deps.logger.warn({ err: ensureError(e), processId: wakeup.processId }, 'could not claim the woken process; a claim round retries it');
     }
     return this.claimAvailable();
+  }
+
+  /**
+   * Claims a process that the submission role of this same Node process has just inserted, from the
+   * copy it hands over (`sas up`'s shared core): no wake-up job and no read. True only when this
+   * claim was committed; on any other answer the submission falls back to the wake-up job, exactly
+   * as without a scheduler beside it, so nothing this method declines is left unclaimed.
+   */
+  async claimHandedOver(doc: ProcessDocument): Promise<boolean> {
+    if (this.closed || (this.deps.canDispatch && !this.deps.canDispatch())) return false;
+    try {
+      const outcome = await this.deps.engine.applyFromCopy(doc, { type: 'claim' });
+      if (outcome.kind !== 'applied') return false;
+      this.counters.claimed += 1;
+      this.counters.handedOver += 1;
+      return true;
+    } catch (e) {
+      this.counters.claimErrors += 1;
+      this.deps.logger.warn({ err: ensureError(e), processId: doc._id }, 'could not claim the process handed over; its wake-up job is sent instead');
+      return false;
+    }
   }
 
   /** Applies an agent's reply; a stale one is logged and changes nothing. */

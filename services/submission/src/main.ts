@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueueNames, SubmissionMessage } from '@sas/contracts';
 import { ProbeServer, loadConfig } from '@sas/runtime';
-import { openProcessService, runMain } from '@sas/wiring';
+import { claimLocally, openProcessService, runMain } from '@sas/wiring';
 import { SubmissionConfig } from './config';
 import { SubmissionHandler } from './submission-handler';
 
@@ -18,6 +18,8 @@ runMain('submission', async (env) => {
     newId: randomUUID,
     logger,
     tracing: svc.tracing,
+    // A scheduler hosted in this same process (sas up's shared core) claims new processes directly.
+    claimHere: (copy) => claimLocally(config, copy),
   });
   const consumer = bus.consume({
     queue: QueueNames.submission,

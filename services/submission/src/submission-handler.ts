@@ -7,8 +7,8 @@ import {
   submissionFingerprint,
   type SubmissionMessage,
 } from '@sas/contracts';
-import { OutboxDelivery, outboxDue, outboxEntries, type Outbox } from '@sas/engine';
-import type { Clock, TraceSpan, Tracing } from '@sas/runtime';
+import { OutboxDelivery, outboxAfterDelivery, outboxDue, outboxEntries, type Outbox } from '@sas/engine';
+import { ensureError, type Clock, type TraceSpan, type Tracing } from '@sas/runtime';
 import type { ProcessStore } from '@sas/store';
 import { createProcess, payloadIssues, type WorkflowRegistry } from '@sas/workflow';
 import type { Logger } from 'pino';
@@ -31,6 +31,12 @@ export interface SubmissionDeps {
   logger: Logger;
   /** Starts each order's trace with a `submit` span. @default none (no tracing work at all) */
   tracing?: Tracing | undefined;
+  /**
+   * A scheduler in this same Node process that claims a new process from the copy handed to it
+   * (true when its claim was committed), instead of a wake-up job (decision 128).
+   * @default none: every new process is announced by a wake-up job
+   */
+  claimHere?: ((copy: ProcessDocument) => Promise<boolean>) | undefined;
 }
 
 /** What became of one submission. */
@@ -141,10 +147,45 @@ export class SubmissionHandler {
       log.info({ processId: existing?._id }, 'duplicate submission');
       return { kind: 'duplicate', processId: existing?._id };
     }
-    if (due) await this.delivery.deliver(doc);
+    if (this.deps.claimHere) {
+      if (await this.handOver(doc, due, this.deps.claimHere, log)) {
+        log.info({ processId, workflow: workflow.name, version: workflow.version, claimedHere: true }, 'order received');
+        return { kind: 'received', processId };
+      }
+    } else if (due) {
+      await this.delivery.deliver(doc);
+    }
     await this.deps.outbox.send(QueueNames.schedulerReady, { schemaVersion: SCHEMA_VERSION, processId, reason: 'submitted' });
     log.info({ processId, workflow: workflow.name, version: workflow.version }, 'order received');
     return { kind: 'received', processId };
+  }
+
+  /**
+   * Hands a new process to the scheduler beside this role, which claims it from the inserted copy.
+   * The owed status events (`Received`) are sent first, and the copy handed over no longer owes
+   * them, so the claim's commit also empties the outbox: one write instead of a clear and a claim.
+   * A claim that was not committed (none here, declined, lost a race) leaves the events owed in the
+   * store, so they are cleared here as `deliver` would; the caller then sends the wake-up job.
+   * False also when the events could not be sent: they stay owed for the next writer or the sweep.
+   */
+  private async handOver(doc: ProcessDocument, due: boolean, claimHere: (copy: ProcessDocument) => Promise<boolean>, log: Logger): Promise<boolean> {
+    if (due && !(await this.delivery.sendMessages(doc))) return false;
+    const copy: ProcessDocument = due ? { ...doc, outbox: outboxAfterDelivery(doc.outbox, doc.deleteTime), outboxSince: null } : doc;
+    let claimed = false;
+    try {
+      claimed = await claimHere(copy);
+    } catch (e) {
+      log.warn({ err: ensureError(e), processId: doc._id }, 'the scheduler beside this submission could not claim the new process; a wake-up job is sent instead');
+    }
+    if (!claimed && due) {
+      try {
+        await this.deps.store.clearOutbox(doc._id, doc.revision, copy.outbox ?? []);
+      } catch (e) {
+        // Sent, but still owed in the store: sent again under the same ids, which the receiver drops.
+        log.error({ err: ensureError(e), processId: doc._id }, 'outbox not cleared yet; its status events will be sent again');
+      }
+    }
+    return claimed;
   }
 
   /**
