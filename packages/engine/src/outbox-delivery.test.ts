@@ -98,6 +98,54 @@ describe('OutboxDelivery', () => {
     ]);
   });
 
+  describe('dating a finished history (decision 129)', () => {
+    const finishedAt = new Date(T0 + 99);
+    const entry = (revision: number, to: 'Processing' | 'Processed', deleteTime: Date | null): OutboxEntry => ({
+      kind: 'history',
+      id: `p-1.${revision}.h`,
+      entry: { processId: 'p-1', orderId: 'o-1', who: 'scheduler-1', at: new Date(T0 + revision), from: 'Pending', to, why: to, attempt: 1, step: null, deleteTime },
+    });
+    /** The in-memory store, keeping what was inserted into the history and counting the re-dating updates. */
+    class WatchedStore extends InMemoryProcessStore {
+      readonly inserted: Array<Date | null> = [];
+      expiries = 0;
+      override async appendEvents(entries: Parameters<InMemoryProcessStore['appendEvents']>[0]): Promise<void> {
+        this.inserted.push(...entries.map((e) => e.deleteTime));
+        return super.appendEvents(entries);
+      }
+      override async expireHistory(processId: string, deleteTime: Date): Promise<void> {
+        this.expiries += 1;
+        return super.expireHistory(processId, deleteTime);
+      }
+    }
+    const silentOutbox: Outbox = { send: async () => undefined };
+
+    it('inserts every entry already dated, so the insert is the whole record: no entry is ever stored undated, and no update follows', async () => {
+      const store = new WatchedStore();
+      const doc = { ...(await owedProcess(store, [entry(1, 'Processing', null), entry(2, 'Processed', finishedAt)])), deleteTime: finishedAt };
+      await store.commit({ ...doc, revision: 1 }, 0);
+
+      expect(await new OutboxDelivery(store, silentOutbox, pino({ level: 'silent' })).deliver({ ...doc, revision: 1 })).toBe(true);
+      expect(store.inserted).toEqual([finishedAt, finishedAt]);
+      expect(store.expiries).toBe(0);
+    });
+
+    it('on a redelivery by the sweep, also dates what an earlier build stored undated before it crashed', async () => {
+      const store = new WatchedStore();
+      const doc = { ...(await owedProcess(store, [entry(1, 'Processing', null), entry(2, 'Processed', finishedAt)])), deleteTime: finishedAt };
+      await store.commit({ ...doc, revision: 1 }, 0);
+      // An earlier build inserted the entries undated, then crashed before dating them.
+      await store.appendEvents([{ ...(entry(1, 'Processing', null) as Extract<OutboxEntry, { kind: 'history' }>).entry, _id: 'p-1.1.h' }]);
+
+      expect(await new OutboxDelivery(store, silentOutbox, pino({ level: 'silent' })).deliver({ ...doc, revision: 1 }, { redelivery: true })).toBe(true);
+      expect((await store.history('p-1')).map((e) => [e.to, e.deleteTime])).toEqual([
+        ['Processing', finishedAt],
+        ['Processed', finishedAt],
+      ]);
+      expect(store.expiries).toBe(1);
+    });
+  });
+
   it('keeps the outbox when one send fails, even after the others landed', async () => {
     const store = new InMemoryProcessStore();
     const doc = await owedProcess(store, [message('p-1.1.0', 'app.status'), message('p-1.1.1', QueueNames.alerts)]);

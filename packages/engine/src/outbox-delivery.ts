@@ -28,9 +28,11 @@ export class OutboxDelivery {
   /**
    * True when everything due was delivered. Failures are logged, never thrown: the state is already
    * durable. The messages always go; the history only once the process finished (decision 62):
-   * until then it stays in the outbox, and the clear keeps it.
+   * until then it stays in the outbox, and the clear keeps it. `redelivery`: the outbox was owed
+   * before (the supervisor's sweep), so its history may have been recorded undated by an earlier
+   * build (decision 129), and is dated where it is stored too.
    */
-  async deliver(doc: OwedOutbox | ProcessDocument): Promise<boolean> {
+  async deliver(doc: OwedOutbox | ProcessDocument, options: { redelivery?: boolean } = {}): Promise<boolean> {
     const owed = doc.outbox ?? [];
     if (owed.length === 0) return true;
     try {
@@ -38,7 +40,7 @@ export class OutboxDelivery {
       const history = finished ? owed.flatMap((e) => (e.kind === 'history' ? [{ ...e.entry, _id: e.id }] : [])) : [];
       const messages = owed.filter((e): e is OwedMessage => e.kind === 'message');
       // allSettled: the clear must not start while a send of this delivery may still be running.
-      const outcomes = await Promise.allSettled([this.record(doc, history), ...this.sendInOrder(messages)]);
+      const outcomes = await Promise.allSettled([this.record(doc, history, options.redelivery ?? false), ...this.sendInOrder(messages)]);
       const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
       if (failed) throw failed.reason;
       await this.store.clearOutbox(doc._id, doc.revision, outboxAfterDelivery(owed, doc.deleteTime));
@@ -68,14 +70,16 @@ export class OutboxDelivery {
     return false;
   }
 
-  private async record(doc: OwedOutbox | ProcessDocument, history: HistoryRecord[]): Promise<void> {
+  private async record(doc: OwedOutbox | ProcessDocument, history: HistoryRecord[], redelivery: boolean): Promise<void> {
     if (history.length === 0) return;
-    await this.store.appendEvents(history);
     // A finished process dates its whole history (kept undated while it was unfinished) with the
-    // date its terminal transition's entry carries; after the insert, so that the entries owed
-    // with it in this outbox are dated too.
-    const dated = history.find((h) => h.deleteTime !== null)?.deleteTime;
-    if (doc.deleteTime && dated) await this.store.expireHistory(doc._id, dated);
+    // date its terminal transition's entry carries. The entries are dated before they are inserted,
+    // so the insert is the whole record: none is ever stored undated (decision 129).
+    const dated = doc.deleteTime ? history.find((h) => h.deleteTime !== null)?.deleteTime : undefined;
+    await this.store.appendEvents(dated ? history.map((h) => (h.deleteTime === null ? { ...h, deleteTime: dated } : h)) : history);
+    // Only builds before decision 129 stored entries undated (and dated them after): an outbox the
+    // sweep delivers again may follow one of their crashes, so it dates what is stored as well.
+    if (redelivery && dated) await this.store.expireHistory(doc._id, dated);
   }
 
   /** One chain per queue, each in owed order; the chains run side by side. */

@@ -96,7 +96,7 @@ const STEP_CALLS = ['commit', 'send', 'send', 'clearOutbox'];
  * Every call of a clean order: claim, two replies that dispatch the next step, the last reply.
  * Only the claim reads the process: each reply starts from the copy the engine committed last.
  */
-const ORDER_CALLS = ['get', ...STEP_CALLS, ...STEP_CALLS, ...STEP_CALLS, 'commit', 'appendEvents', 'send', 'expireHistory', 'send', 'clearOutbox'];
+const ORDER_CALLS = ['get', ...STEP_CALLS, ...STEP_CALLS, ...STEP_CALLS, 'commit', 'appendEvents', 'send', 'send', 'clearOutbox'];
 
 describe('ProcessEngine running a whole order when one call fails once', () => {
   let clean: Record<string, unknown>;

@@ -75,7 +75,7 @@ export class ProcessEngine {
 
   /** Delivers what a process still owes (after a crash); used by the supervisor's sweep. */
   deliverOutbox(doc: OwedOutbox): Promise<boolean> {
-    return this.delivery.deliver(doc);
+    return this.delivery.deliver(doc, { redelivery: true });
   }
 
   /**

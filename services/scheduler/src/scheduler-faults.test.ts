@@ -180,7 +180,7 @@ describe('Scheduler claim round when one call fails once', () => {
 /** Replies applied by `onReply`, each after the setup that makes it current, with its clean call trace. */
 const REPLIES = [
   { name: 'ok for the first step', before: [] as const, outcome: 'ok' as const, calls: ['get', 'commit', 'send', 'send', 'clearOutbox'] },
-  { name: 'ok for the last step', before: ['ok', 'ok'] as const, outcome: 'ok' as const, calls: ['get', 'commit', 'appendEvents', 'send', 'expireHistory', 'send', 'clearOutbox'] },
+  { name: 'ok for the last step', before: ['ok', 'ok'] as const, outcome: 'ok' as const, calls: ['get', 'commit', 'appendEvents', 'send', 'send', 'clearOutbox'] },
   {
     name: 'permanent error for the second step (compensation starts)',
     before: ['ok'] as const,
