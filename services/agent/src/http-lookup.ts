@@ -6,6 +6,7 @@ import type { HttpAnswer, HttpFetch } from './keep-alive-fetch';
 import { readLookupAnswer } from './lookup-answer';
 import { stepResultOf } from './step-result';
 import { fillJson, fillString, type TemplateScope } from './template';
+import { callSignal } from './call-signal';
 
 /** A lookup filled for one call: what to send, and the key a found record must hold. */
 export interface LookupRequest {
@@ -56,24 +57,28 @@ export async function askLookup(
   if (lookup === undefined) return null;
   const target = `the lookup of ${call.agent}/${call.operation}`;
   const { signal } = call;
-  const signals = options.timeoutMs > 0 ? [signal, AbortSignal.timeout(options.timeoutMs)] : [signal];
   const failed = (e: unknown, what: string): TransientError => {
     if (signal.aborted) return new TransientError(`${target} was aborted by the agent (complete-by reached); ${notTaken}`, undefined, { cause: e });
     const err = e as { name?: unknown; message?: unknown; cause?: { message?: unknown } };
     const why = err.name === 'TimeoutError' ? `no answer within ${options.timeoutMs} ms` : `${String(err.message)}${err.cause?.message ? `: ${String(err.cause.message)}` : ''}`;
     return new TransientError(`${target} ${what} (${why}); ${notTaken}`, undefined, { cause: e });
   };
+  const exchange = callSignal(signal, options.timeoutMs);
   let answer: HttpAnswer;
-  try {
-    answer = await options.fetch(request.url, { ...request.init, signal: AbortSignal.any(signals) });
-  } catch (e) {
-    throw failed(e, `could not reach ${request.url}`);
-  }
   let text: string;
   try {
-    text = await answer.text();
-  } catch (e) {
-    throw failed(e, `answered ${answer.status} but its body could not be read`);
+    try {
+      answer = await options.fetch(request.url, { ...request.init, signal: exchange.signal });
+    } catch (e) {
+      throw failed(e, `could not reach ${request.url}`);
+    }
+    try {
+      text = await answer.text();
+    } catch (e) {
+      throw failed(e, `answered ${answer.status} but its body could not be read`);
+    }
+  } finally {
+    exchange.done();
   }
   const read = readLookupAnswer(lookup, request.key, answer.status, text);
   if (read.kind === 'not-found') return null;

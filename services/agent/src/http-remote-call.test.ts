@@ -299,3 +299,25 @@ describe.each(CLIENTS)('createHttpRemoteCall with the remote-sim mapping over %s
     expect((failure as Error).message).toContain('ECONNREFUSED');
   });
 });
+
+describe('createHttpRemoteCall\'s timer for one call (decision 130)', () => {
+  it('stops the timer and lets go of the caller\'s signal once the answer is read, so nothing fires after the call', async () => {
+    const caller = new AbortController();
+    let seen: AbortSignal | undefined;
+    const answering: HttpFetch = async (_url, init) => {
+      seen = init.signal;
+      return { status: 200, headers: new Headers(), text: async () => JSON.stringify({ effectId: 'eff-1', result: { charged: 42 } }) };
+    };
+    jest.useFakeTimers();
+    try {
+      const call = createHttpRemoteCall(simMapping, { fetch: answering, timeoutMs: 1000, env: { REMOTE_URL: 'http://remote.invalid' } });
+      expect(await call(on(request, caller.signal))).toEqual({ charged: 42, effectId: 'eff-1' });
+      expect(jest.getTimerCount()).toBe(0);
+      jest.advanceTimersByTime(5000);
+      caller.abort(new Error('complete-by reached, long after the answer'));
+      expect(seen?.aborted).toBe(false);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});

@@ -3,6 +3,7 @@ import type { JsonObject } from '@sas/contracts';
 import { PermanentError, TransientError, systemClock, type Clock } from '@sas/runtime';
 import { askLookup, lookupRequestOf, type LookupRequest } from './http-lookup';
 import type { OperationMapping } from './http-mapping';
+import { callSignal } from './call-signal';
 import type { HttpAnswer, HttpFetch } from './keep-alive-fetch';
 import { classifyStatus } from './status-class';
 import { stepResultOf } from './step-result';
@@ -61,15 +62,16 @@ export function createHttpRemoteCall(mapping: OperationMapping, options: HttpRem
       const found = await askLookup(mapping, lookup, request, { fetch: doFetch, timeoutMs });
       if (found !== null) return found;
     }
-    const signals = timeoutMs > 0 ? [signal, AbortSignal.timeout(timeoutMs)] : [signal];
+    const call = callSignal(signal, timeoutMs);
     const aborted = (): TransientError =>
       new TransientError(
         `call to ${target} aborted by the agent (complete-by reached); the request may have reached the remote, so its outcome is unknown`,
       );
     let response: HttpAnswer;
     try {
-      response = await doFetch(url, { ...init, signal: AbortSignal.any(signals) });
+      response = await doFetch(url, { ...init, signal: call.signal });
     } catch (e) {
+      call.done();
       if (signal.aborted) throw aborted();
       // fetch's errors may come from another realm (undici under jest), so read them by shape.
       const err = errorShape(e);
@@ -86,6 +88,7 @@ export function createHttpRemoteCall(mapping: OperationMapping, options: HttpRem
     try {
       text = await response.text();
     } catch (e) {
+      call.done();
       // The status arrived, so the request reached the remote; whatever it did, we cannot read it.
       if (signal.aborted) throw aborted();
       const err = errorShape(e);
@@ -96,6 +99,7 @@ export function createHttpRemoteCall(mapping: OperationMapping, options: HttpRem
       throw new TransientError(`${target} answered ${status} but ${why}; ${unknown}`, undefined, { cause: e });
     }
 
+    call.done();
     switch (classifyStatus(status, rules)) {
       case 'ok':
         return resultOf(mapping, target, status, text, unknown);
