@@ -29,6 +29,8 @@ const MIN_WARMUP_ORDERS = 10;
  * @property {'final' | 'all'} statusEvents the status events every order asks for (decision 59)
  * @property {boolean} [sharedCore] the core roles as sas up runs them: submission, a scheduler and a supervisor in
  *   one process (core-1) and the second scheduler and supervisor in another (core-2); `topology` is then ignored
+ * @property {boolean} [singleCore] with `sharedCore`: core-1 only, one scheduler and one supervisor, as `sas up`
+ *   runs them by default
  * @property {(line: string) => void} say
  * @property {import('./cleanup-stack').CleanupStack} cleanup releases the system on Ctrl-C and on failure
  */
@@ -66,7 +68,7 @@ class BenchSystem {
     const stopSystem = cleanup.push(`the system ${name}`, () => system.stop());
     if (options.sharedCore) {
       await system.spawn('core');
-      await system.spawn('core', { SAS_ROLES: 'scheduler,supervisor' });
+      if (!options.singleCore) await system.spawn('core', { SAS_ROLES: 'scheduler,supervisor' });
     }
     const sas = new SasClient({ redisUrl: redis.url, prefix: name, replyTo: `${name}.status`, statusEvents: options.statusEvents });
     const closeSas = cleanup.push(`the SasClient of ${name}`, () => sas.close());

@@ -14,7 +14,7 @@ const FINAL = new Set(['Processed', 'Compensated', 'Canceled', 'Duplicate', 'Rej
  * its Redis appends to an AOF with `everysec`, like the chain's and docker-compose's. Each order is
  * a SasClient submit of order-fulfilment, finished when its final status event arrives.
  * @param {import('./peers-run').PeerContext} ctx
- * @param {{ statusEvents: 'final' | 'all', stallMs: number, sharedCore?: boolean }} options
+ * @param {{ statusEvents: 'final' | 'all', stallMs: number, sharedCore?: boolean, singleCore?: boolean }} options
  * @returns {Promise<import('./peers-run').StartedPeer>}
  */
 async function startSas(ctx, options) {
@@ -32,6 +32,7 @@ async function startSas(ctx, options) {
     stallMs: options.stallMs,
     statusEvents: options.statusEvents,
     sharedCore: options.sharedCore ?? false,
+    singleCore: options.singleCore ?? false,
     say: ctx.say,
     cleanup: /** @type {import('./cleanup-stack').CleanupStack} */ (/** @type {unknown} */ (ctx.cleanup)),
   });
@@ -55,7 +56,7 @@ async function startSas(ctx, options) {
     settings: [
       `statusEvents: '${options.statusEvents}' (each order asks for ${options.statusEvents === 'final' ? 'Received and its outcome only' : 'every status event'})`,
       'redis-server 7, its own, `--appendonly yes --appendfsync everysec` (as docker-compose runs it; `pnpm bench` alone runs Redis without persistence)',
-      `the embedded MongoDB (in memory: nothing survives its restart) and ${[...roles].map(([role, n]) => `${n} ${role}`).join(', ')}, ${options.sharedCore ? 'core-1 hosting submission, a scheduler and a supervisor and core-2 a scheduler and a supervisor (sas up\'s shared core), the agents each its own process' : 'every service its own process'}, defaults as \`pnpm bench\` starts them`,
+      `the embedded MongoDB (in memory: nothing survives its restart) and ${[...roles].map(([role, n]) => `${n} ${role}`).join(', ')}, ${options.sharedCore && options.singleCore ? 'core-1 hosting submission, the one scheduler and the one supervisor (sas up\'s default: no second scheduler or supervisor to take over at once when it dies), the agents each its own process' : options.sharedCore ? 'core-1 hosting submission, a scheduler and a supervisor and core-2 a scheduler and a supervisor (sas up\'s shared core), the agents each its own process' : 'every service its own process'}, defaults as \`pnpm bench\` starts them`,
       'each order: SasClient.submit of order-fulfilment (3 steps), finished when its final status event arrives',
     ],
     // remote-sim is the remote, not the system: left out as it is for the peers; the benchmark's

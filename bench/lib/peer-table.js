@@ -13,6 +13,7 @@
  * @typedef {object} PeerRow
  * @property {string} system e.g. `Restate`, `sas (final status events only)`
  * @property {boolean} isSas the row the ratios divide by the others
+ * @property {boolean} [isSasLayout] sas in another layout (sas-shared, sas-up): its own ratios to the peers follow
  * @property {PeerFigures} [figures] absent when the system could not start or finish
  * @property {string} [error] why it has no figures
  * @property {number} loadBefore 1-minute load average just before the system was started
@@ -62,6 +63,19 @@ function peerRatios(rows) {
     }));
 }
 
+/**
+ * Each other layout of sas ÷ each peer (not ÷ sas), so a layout's figures can be read against the
+ * targets too; the main ratios stay those of the row marked `isSas`.
+ * @param {readonly PeerRow[]} rows
+ * @returns {Array<{ layout: string, ratios: PeerRatios[] }>}
+ */
+function layoutRatios(rows) {
+  const peers = rows.filter((r) => !r.isSas && !r.isSasLayout);
+  return rows
+    .filter((r) => r.isSasLayout && r.figures)
+    .map((l) => ({ layout: l.system, ratios: peerRatios([...peers, { ...l, isSas: true }]) }));
+}
+
 /** @param {number | undefined} x @param {string} [unit] */
 const cell = (x, unit = '') => (x === undefined ? '–' : `${x}${unit}`);
 
@@ -85,6 +99,11 @@ function renderPeerTable(rows) {
   if (rows.some((r) => r.isSas && r.figures) && ratios.length > 0) {
     lines.push('', '| sas ÷ | p50, 1 in flight | orders/s, 64 in flight | CPU per order | memory (PSS) |', '|---|---|---|---|---|');
     for (const q of ratios) lines.push(`| ${q.peer} | ${cell(q.p50)} | ${cell(q.ordersPerSecond)} | ${cell(q.cpuMsPerOrder)} | ${cell(q.pssMb)} |`);
+  }
+  for (const { layout, ratios: byPeer } of layoutRatios(rows)) {
+    if (byPeer.length === 0) continue;
+    lines.push('', `| ${layout} ÷ | p50, 1 in flight | orders/s, 64 in flight | CPU per order | memory (PSS) |`, '|---|---|---|---|---|');
+    for (const q of byPeer) lines.push(`| ${q.peer} | ${cell(q.p50)} | ${cell(q.ordersPerSecond)} | ${cell(q.cpuMsPerOrder)} | ${cell(q.pssMb)} |`);
   }
   const counted = rows.filter((r) => r.work);
   if (counted.length > 0) {

@@ -41,9 +41,9 @@ const FULL_RUN = Object.freeze({ warmupOrders: 1000, serialOrders: 200, windowSe
 const QUICK_RUN = Object.freeze({ ...FULL_RUN, warmupOrders: 200, serialOrders: 50, windowSeconds: 5 });
 
 /** The systems in the order they run; `--systems` picks some of them by key. */
-const SYSTEMS = Object.freeze(['bullmq-chain', 'restate', 'dbos', 'sas', 'sas-shared']);
+const SYSTEMS = Object.freeze(['bullmq-chain', 'restate', 'dbos', 'sas', 'sas-shared', 'sas-up']);
 /** Run only when `--systems` names them: sas itself in another layout, not a peer. */
-const ON_REQUEST = Object.freeze(['sas-shared']);
+const ON_REQUEST = Object.freeze(['sas-shared', 'sas-up']);
 
 /**
  * `pnpm bench -- --peers`: the three peers and sas one after the other, each started fresh, measured
@@ -69,6 +69,7 @@ async function runPeers({ options, runId, logDir, say, cleanup }) {
     dbos: { label: 'DBOS', start: (ctx) => { const { startDbos } = require('./peer-dbos'); return startDbos(ctx); } },
     sas: { label: `sas (${statusLabel})`, start: (ctx) => { const { startSas } = require('./peer-sas'); return startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs }); } },
     'sas-shared': { label: `sas, core roles in 2 processes (${statusLabel})`, start: (ctx) => { const { startSas } = require('./peer-sas'); return startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs, sharedCore: true }); } },
+    'sas-up': { label: `sas as sas up runs it: one core process, one scheduler and one supervisor (${statusLabel})`, start: (ctx) => { const { startSas } = require('./peer-sas'); return startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs, sharedCore: true, singleCore: true }); } },
   };
 
   /** @type {import('./peer-table').PeerRow[]} */
@@ -78,7 +79,9 @@ async function runPeers({ options, runId, logDir, say, cleanup }) {
     const starter = starters[key];
     if (!starter) throw new Error(`no system '${key}' (parse-args accepts only ${SYSTEMS.join(', ')})`);
     const { label, start } = starter;
-    const isSas = key === 'sas';
+    // The ratios divide by sas in its default layout, or by the first layout run when that one is not.
+    const isSas = key === (chosen.includes('sas') ? 'sas' : chosen.find((k) => k.startsWith('sas')));
+    const isSasLayout = key.startsWith('sas') && !isSas;
     // sas in either layout starts its own remote-sim with its system.
     const ownRemote = key.startsWith('sas');
     const loadBefore = os.loadavg()[0] ?? 0;
@@ -103,12 +106,12 @@ async function runPeers({ options, runId, logDir, say, cleanup }) {
       const started = await start({ remoteUrl, peersDir, runId, logDir, cleanup: scoped, signal: cleanup.signal, say });
       for (const line of started.settings) say(`    ${line}`);
       const measured = await measurePeer(started, { ...settings, idPrefix: `${key}-${runId}`, say, signal: cleanup.signal });
-      row = { system: label, isSas, figures: measured.figures, processes: measured.processes, byRole: measured.byRole, ...(measured.work ? { work: measured.work } : {}), settings: started.settings, loadBefore, loadAfter: 0 };
+      row = { system: label, isSas, isSasLayout, figures: measured.figures, processes: measured.processes, byRole: measured.byRole, ...(measured.work ? { work: measured.work } : {}), settings: started.settings, loadBefore, loadAfter: 0 };
     } catch (error) {
       if (cleanup.interruptedBy) throw error;
       const message = error instanceof Error ? error.message : String(error);
       say(`    could not run ${label}: ${message}`);
-      row = { system: label, isSas, error: message, processes: 0, settings: [], loadBefore, loadAfter: 0 };
+      row = { system: label, isSas, isSasLayout, error: message, processes: 0, settings: [], loadBefore, loadAfter: 0 };
     } finally {
       for (const release of releases.reverse()) await release();
     }

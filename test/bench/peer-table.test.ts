@@ -5,7 +5,7 @@
 // knip follows).
 
 interface PeerFigures { p50Ms: number; ordersPerSecond: number; cpuMsPerOrder: number; pssMb: number }
-interface PeerRow { system: string; isSas: boolean; figures?: PeerFigures; error?: string; loadBefore: number; loadAfter: number; processes: number; settings: string[] }
+interface PeerRow { system: string; isSas: boolean; isSasLayout?: boolean; figures?: PeerFigures; error?: string; loadBefore: number; loadAfter: number; processes: number; settings: string[] }
 interface PeerRatios { peer: string; p50?: number; ordersPerSecond?: number; cpuMsPerOrder?: number; pssMb?: number }
 
 interface PeerTableLib {
@@ -54,6 +54,14 @@ describe('the peers table', () => {
     expect(table).toContain('| DBOS | – | – | – | – |');
   });
 
+  it('gives each other layout of sas its own ratios to the peers, not to sas', () => {
+    const up = { ...row('sas as sas up runs it', false, { p50Ms: 22, ordersPerSecond: 110.5, cpuMsPerOrder: 13.2, pssMb: 517 }), isSasLayout: true };
+    const table = renderPeerTable([restate, sas, up]);
+    expect(table).toContain('| sas as sas up runs it ÷ | p50, 1 in flight |');
+    expect(table.split('| sas as sas up runs it ÷ |')[1]).toContain('| Restate | 2 | 0.5 | 2 | 1 |');
+    expect(table.split('| sas as sas up runs it ÷ |')[1]).not.toContain('| sas (final status events only) |');
+  });
+
   it('prints no ratio table when sas has no figures', () => {
     expect(renderPeerTable([restate, row('sas', true, undefined, 'redis-server missing')])).not.toContain('sas ÷');
   });
@@ -66,7 +74,7 @@ describe('--peers arguments', () => {
   });
 
   it('refuses an unknown system, naming the known ones', () => {
-    expect(() => parseArgs(['--peers', '--systems=temporal'])).toThrow(/--systems needs a comma-separated list of bullmq-chain, restate, dbos, sas, sas-shared \(got 'temporal'\)/);
+    expect(() => parseArgs(['--peers', '--systems=temporal'])).toThrow(/--systems needs a comma-separated list of bullmq-chain, restate, dbos, sas, sas-shared, sas-up \(got 'temporal'\)/);
   });
 });
 
