@@ -77,6 +77,7 @@ export async function checkInvariants(system: SimSystem, orderIds: readonly stri
     if (!isTerminal(doc.state)) violations.push({ invariant: 'every order ends', orderId, detail: `still ${doc.state} (step ${doc.currentStep}, attempt ${doc.attempt}, reason ${doc.reason ?? '-'}) after the faults stopped` });
     if ((doc.outbox ?? []).length > 0) violations.push({ invariant: 'outboxes drain', orderId, detail: `${(doc.outbox ?? []).length} entries still owed` });
     checkEffects(system, doc, ledger, violations);
+    checkNothingRunning(doc, violations);
     checkStatusStream(system, doc, violations);
     const order = system.order(orderId);
     if (order) {
@@ -135,6 +136,17 @@ function checkEffects(system: SimSystem, doc: ProcessDocument, ledger: SimSystem
     for (const u of mine.filter((e) => e.step === step.name && e.mode === 'compensate')) {
       if (!started) violations.push({ invariant: 'no undo of a step never started', orderId, detail: `${step.name} was undone (#${u.seq}) but never claimed to run` });
     }
+  }
+}
+
+/**
+ * A finished process shows no step still running: the dashboard and `sas status` read the record
+ * states, and a wait or signal step cut short by a cancel must not look as if it still waited.
+ */
+function checkNothingRunning(doc: ProcessDocument, violations: Violation[]): void {
+  if (!isTerminal(doc.state)) return;
+  for (const step of doc.steps) {
+    if (step.state === 'Running') violations.push({ invariant: 'no step of a finished process is Running', orderId: doc.orderId, detail: `${step.name} (${step.kind ?? 'task'}) is Running; the process is ${doc.state}` });
   }
 }
 

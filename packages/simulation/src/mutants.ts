@@ -110,6 +110,15 @@ export const MUTANTS: readonly Mutant[] = [
     found: true,
     breaks: 'every effect of an undone order is undone',
   },
+  {
+    name: 'wait-left-running',
+    description: 'a wait or signal step still waiting when the undo begins is left Running in the finished process',
+    file: 'packages/workflow/dist/compensation.js',
+    find: /withdrawWaits\(draft\);/,
+    replace: '',
+    found: true,
+    breaks: 'no step of a finished process is Running',
+  },
 ];
 
 /** The mutant called `name`, or an error listing the known ones. */

@@ -105,12 +105,16 @@ describe('a signal the process cannot take', () => {
 });
 
 describe('a cancel racing a signal', () => {
-  it('cancel first: the signal is refused; the wait is never compensated, the earlier step is', () => {
+  it('cancel first: the signal is refused; nothing is sent for the signal step, the earlier step is undone', () => {
     const run = waitingForSignal();
     run.apply({ type: 'cancel', by: 'op' });
     expect(run.try(signal()).applied).toBe(false);
     run.apply({ type: 'claim' });
     expect(dispatched(run)).toEqual(['reserve/compensate']);
+    // The step stopped waiting when the undo began: withdrawn, with no result.
+    expect(run.doc.steps[1]).toMatchObject({ state: 'Compensated', finishedAt: new Date(run.now), result: null, dispatches: 0 });
+    run.reply(ok({}));
+    expect(run.doc.steps.map((s) => s.state)).toEqual(['Compensated', 'Compensated', 'NotStarted']);
   });
 
   it('signal first: the step completes and the next is dispatched; the cancel then undoes that one in flight too', () => {

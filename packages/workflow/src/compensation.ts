@@ -22,11 +22,27 @@ export function compensationTarget(steps: readonly StepRecord[], from: number): 
 }
 
 /**
+ * Ends every wait or signal step still waiting: the process is being undone, so it will never fire
+ * or take its signal. Such a step sent nothing and has nothing to undo, so the backward pass walks
+ * past it without a dispatch; it is left `Compensated` (withdrawn, not failed: it is not why the
+ * process stopped) so a finished process never shows a step still running (decision 127).
+ */
+function withdrawWaits(draft: ProcessDraft): void {
+  for (const step of draft.doc.steps) {
+    if ((step.kind === 'wait' || step.kind === 'signal') && step.state === 'Running') {
+      step.state = 'Compensated';
+      step.finishedAt = draft.now;
+    }
+  }
+}
+
+/**
  * Dispatches the next compensation at or below `from`, or ends the process Compensated (Canceled
  * for an operator cancel) when nothing is left to undo.
  */
 export function continueCompensation(draft: ProcessDraft, from: number, why: string): TransitionResult {
   draft.doc.mode = 'compensate';
+  withdrawWaits(draft);
   const target = compensationTarget(draft.doc.steps, from);
   if (target < 0) {
     const canceled = draft.doc.canceled;

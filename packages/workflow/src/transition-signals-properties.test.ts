@@ -115,12 +115,16 @@ function violations(prev: ProcessDocument, input: ProcessInput, result: Transiti
   if (next.state === 'Pending' && next.mode === 'forward' && current?.state === 'Running' && current.kind !== undefined) {
     check(next.notBefore.getTime() <= current.waitUntil!.getTime(), `${current.name} sleeps past its instant`);
   }
+  // A finished process shows no step still running: a wait or signal step cut short by the undo is withdrawn.
+  if (isTerminal(next.state)) {
+    for (const s of next.steps) check(s.state !== 'Running', `${s.name} is Running in a ${next.state} process`);
+  }
   check(ProcessDocument.safeParse(sameRealm(next)).success, 'next document breaks its schema');
   return broken;
 }
 
 describe('when random inputs hit processes with wait and signal steps', () => {
-  it('never fires a timer early, never loses one, and applies each signal at most once', () => {
+  it('never fires a timer early, never loses one, applies each signal at most once, and leaves nothing Running once finished', () => {
     const found: string[] = [];
     const tally = new Map<string, number>();
     const count = (key: string): void => void tally.set(key, (tally.get(key) ?? 0) + 1);
@@ -147,12 +151,13 @@ describe('when random inputs hit processes with wait and signal steps', () => {
         }
         doc = result.next;
         count(doc.state);
+        if (isTerminal(doc.state) && doc.steps.some((s) => s.kind !== undefined && s.state === 'Compensated')) count('withdrawn');
         sent.push(...result.actions.flatMap((a) => (a.type === 'dispatch' ? [a.request] : [])));
       }
     }
     expect(found).toEqual([]);
     // The walks reach every case they are meant to check, each more than a few times.
-    const cases = ['signal:consumed', 'signal:kept', 'signal:repeat', 'signal:refused', 'wait:Completed', 'signal:Failed', 'signal:Completed(timed out)', 'Processed', 'Compensated', 'Canceled', 'Error'];
+    const cases = ['signal:consumed', 'signal:kept', 'signal:repeat', 'signal:refused', 'wait:Completed', 'signal:Failed', 'signal:Completed(timed out)', 'Processed', 'Compensated', 'Canceled', 'Error', 'withdrawn'];
     expect(cases.filter((key) => (tally.get(key) ?? 0) <= 10)).toEqual([]);
   });
 });

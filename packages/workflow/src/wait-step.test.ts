@@ -119,7 +119,7 @@ describe('a wait step until an instant given by CEL', () => {
 });
 
 describe('when an operator cancels during a wait', () => {
-  it('undoes the earlier steps at once, never the wait itself, and ends Canceled', () => {
+  it('undoes the earlier steps at once, sends nothing for the wait, and ends Canceled', () => {
     const run = atWait({ ms: 60 * MINUTE });
     const { next } = run.apply({ type: 'cancel', by: 'op', reason: 'customer asked' });
     expect(next.notBefore).toEqual(new Date(run.now));
@@ -129,7 +129,19 @@ describe('when an operator cancels during a wait', () => {
     run.reply(ok({}));
     expect(run.doc.state).toBe('Canceled');
     expect(run.doc.steps[0]!.state).toBe('Compensated');
-    expect(run.doc.steps[1]!.state).not.toMatch(/Compensat/);
     expect(run.doc.steps[2]!.state).toBe('NotStarted');
+  });
+
+  it('withdraws the wait when the undo begins: Compensated, finished then, its instant kept, never dispatched', () => {
+    const run = atWait({ ms: 60 * MINUTE });
+    const until = run.doc.steps[1]!.waitUntil;
+    run.apply({ type: 'cancel', by: 'op' });
+    run.now += 10;
+    run.apply({ type: 'claim' });
+
+    expect(run.doc.steps[1]).toMatchObject({ state: 'Compensated', finishedAt: new Date(run.now), waitUntil: until, dispatches: 0, error: null });
+    // Its instant passing later wakes nothing: the process no longer sleeps until it.
+    run.reply(ok({}));
+    expect(run.doc.steps.map((s) => s.state)).toEqual(['Compensated', 'Compensated', 'NotStarted']);
   });
 });

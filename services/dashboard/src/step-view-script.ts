@@ -17,7 +17,7 @@ export const STEP_VIEW_SCRIPT = String.raw`(() => {
       return out;
     },
     what(step, process) {
-      // A canceled or undone process leaves its wait record Running: it no longer waits.
+      // From a cancel until the undo begins the record is still Running (in documents written before decision 127, for good): it no longer waits.
       const waiting = step.state === 'Running' && process.mode === 'forward' && !['Processed', 'Compensated', 'Canceled'].includes(process.state);
       if (step.kind === 'wait') return waiting ? 'timer: waiting until ' + at(step.waitUntil) : 'timer';
       if (step.kind === 'signal') {

@@ -1,9 +1,11 @@
-import { QueueNames, type AgentRequest, type ProcessDocument, type ProcessSignal } from '@sas/contracts';
+import { MAX_STEP_RESULT_BYTES, QueueNames, type AgentRequest, type ProcessDocument, type ProcessSignal } from '@sas/contracts';
 import { ProcessEngine } from '@sas/engine';
+import { ProbeServer, createMetricsRegistry } from '@sas/runtime';
 import { InMemoryProcessStore } from '@sas/store';
-import { ManualClock, RecordingOutbox } from '@sas/testkit';
+import { ManualClock, RecordingOutbox, scrapeMetrics } from '@sas/testkit';
 import { WorkflowRegistry, createProcess, type WorkflowDefinition } from '@sas/workflow';
 import { pino } from 'pino';
+import { registerSignalCounters } from './signal-counters';
 import { SignalHandler } from './signal-handler';
 
 // --- harness (kept in the test file on purpose: test helpers must not reach the package build) ---
@@ -162,5 +164,39 @@ describe('SignalHandler', () => {
       },
     ]);
     expect(h.outbox.sent).toHaveLength(1);
+  });
+});
+
+describe("the scheduler's signal counters", () => {
+  it('count every answer by its outcome, read at each scrape as sas_scheduler_signals_total', async () => {
+    const h = new Harness();
+    const registry = createMetricsRegistry();
+    registerSignalCounters(registry, h.handler);
+    const probe = new ProbeServer({ ready: () => true, registry });
+    const url = `http://127.0.0.1:${await probe.start(0, '127.0.0.1')}/metrics`;
+    const byOutcome = async (): Promise<[string | undefined, number][]> => (await scrapeMetrics(url)).series('sas_scheduler_signals_total').map((s) => [s.labels['outcome'], s.value]);
+    try {
+      const page = await scrapeMetrics(url);
+      expect(page.family('sas_scheduler_signals_total').type).toBe('counter');
+      expect(page.family('sas_scheduler_signals_total').help).toMatch(/^Signals answered by outcome/);
+      expect(await byOutcome()).toEqual([['consumed', 0], ['kept', 0], ['repeat', 0], ['refused', 0], ['not-found', 0], ['invalid', 0]]);
+
+      await h.waiting();
+      const outcomes = [
+        await h.handler.handle(signal()),
+        await h.handler.handle(signal()),
+        await h.handler.handle(signal({ signalId: 'other', name: 'rejected' })),
+        await h.handler.handle(signal({ signalId: 'big', data: { blob: 'x'.repeat(MAX_STEP_RESULT_BYTES) } })),
+        await h.handler.handle(signal({ orderId: 'o-404' })),
+      ].map((r) => r.outcome);
+      expect(outcomes).toEqual(['consumed', 'repeat', 'kept', 'refused', 'not-found']);
+      // An invalid message counts whether or not its sender can be answered.
+      await h.handler.rejected({ replyTo: 'shop.signals', name: 'Approved' }, 'invalid message on process.signals', ['name: must be lower-case']);
+      await h.handler.rejected({ replyTo: 'bad:queue' }, 'invalid message on process.signals', []);
+
+      expect(await byOutcome()).toEqual([['consumed', 1], ['kept', 1], ['repeat', 1], ['refused', 1], ['not-found', 1], ['invalid', 2]]);
+    } finally {
+      await probe.close();
+    }
   });
 });

@@ -25,6 +25,14 @@ export class SignalHandler {
     private readonly logger: Logger,
   ) {}
 
+  /** Answers given so far, by outcome: an invalid message counts even when its sender could not be answered. */
+  private readonly answered: Record<SignalOutcome, number> = { consumed: 0, kept: 0, repeat: 0, refused: 0, 'not-found': 0, invalid: 0 };
+
+  /** The answers counted by outcome, for `/metrics` (see `registerSignalCounters`). */
+  metrics(): Record<SignalOutcome, number> {
+    return { ...this.answered };
+  }
+
   /** `messageId` identifies the delivery's message (BullMQ job id); used when the signal has no `signalId`. */
   async handle(signal: ProcessSignal, messageId?: string): Promise<SignalResult> {
     const signalId = signal.signalId ?? `message:${messageId ?? 'unknown'}`;
@@ -47,6 +55,7 @@ export class SignalHandler {
       const outcome = await this.engine.apply(processId, { type: 'signal', signalId, name: signal.name, data: signal.data, by: signal.by });
       result = this.resultOf(outcome, processId, signalId, answer);
     }
+    this.answered[result.outcome] += 1;
     this.logger.info({ signal: signal.name, signalId, processId: result.processId, orderId: signal.orderId, by: signal.by, outcome: result.outcome }, result.message);
     if (signal.replyTo) await this.replies.send(signal.replyTo, result);
     return result;
@@ -57,6 +66,7 @@ export class SignalHandler {
    * when its reply queue can be read from it: the sender hears why instead of waiting out its timeout.
    */
   async rejected(raw: unknown, reason: string, issues: readonly string[]): Promise<void> {
+    this.answered.invalid += 1;
     const fields = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
     const text = (key: string): string | null => (typeof fields[key] === 'string' ? (fields[key] as string) : null);
     const replyTo = ReplyTo.safeParse(fields['replyTo']);

@@ -1,6 +1,7 @@
 import { MongoProcessStore, connectStore } from '@sas/store';
 import type { CliEnv } from './cli-env';
 import { resolveProcess, type ProcessIdKind } from './resolve-process';
+import { renderStepLines } from './step-lines';
 
 /**
  * `sas status`: prints which process matched (by process id or orderId, see
@@ -20,9 +21,7 @@ export async function showProcess(env: CliEnv, id: string, out: (line: string) =
     out(`process ${doc._id}  order ${doc.orderId}  ${doc.workflow} v${doc.workflowVersion}`);
     out(`state ${doc.state} (${doc.mode})  attempt ${doc.attempt}  failures ${doc.failureCount}  lockedBy ${doc.lockedBy ?? '-'}`);
     if (doc.reason) out(`reason: ${doc.reason}`);
-    for (const [i, s] of doc.steps.entries()) {
-      out(`  ${i === doc.currentStep ? '>' : ' '} ${s.name.padEnd(20)} ${s.state.padEnd(12)} dispatches ${s.dispatches}${s.error ? `  error: ${s.error}` : ''}`);
-    }
+    for (const line of renderStepLines(doc)) out(line);
     out('history:');
     for (const h of await store.history(doc._id)) {
       out(`  ${h.at.toISOString()}  ${(h.from ?? '-').padEnd(12)} -> ${h.to.padEnd(12)} #${h.attempt}  ${h.who}: ${h.why}`);
