@@ -12,6 +12,7 @@ import { registerHeldWorkCounters } from './held-work-counters';
 import { OperatorCommandHandler } from './operator-command-handler';
 import { PromSchedulerMetrics } from './prom-scheduler-metrics';
 import { Scheduler } from './scheduler';
+import { registerSignalCounters } from './signal-counters';
 import { consumeSignals } from './signal-consumer';
 import { SignalHandler } from './signal-handler';
 
@@ -59,6 +60,7 @@ runMain('scheduler', async (env) => {
     },
   });
   const signals = new SignalHandler(engine, svc.store, { send: (queue, message) => bus.sendReply(queue, message) }, logger);
+  registerSignalCounters(svc.metrics, signals);
   // A consumed signal may have started the next entry or released the process: claim without waiting for the poll.
   consumeSignals(bus, signals, () => void scheduler.claimAvailable());
   scheduler.start();
