@@ -1,15 +1,10 @@
 import { join } from 'node:path';
 import { QueueNames } from '@sas/contracts';
 import { ServiceProcess, findWorkspaceRoot } from '@sas/stack';
+import { scrapeMetrics } from '@sas/testkit';
 import { repeatedEffects } from '../support/ledger-checks';
 import { SystemFixture } from '../support/system-fixture';
 import { fastRoleEnv } from '../support/test-workflows';
-
-/** One Prometheus sample's value from a `/metrics` text, or undefined when the series is absent. */
-function sample(metrics: string, name: string): number | undefined {
-  const line = metrics.split('\n').find((l) => l.startsWith(`${name} `));
-  return line === undefined ? undefined : Number(line.slice(name.length + 1));
-}
 
 /**
  * `sas up`'s core process hosts submission and a scheduler side by side; the submission hands each
@@ -48,9 +43,9 @@ describe('the shared core handing new processes from its submission to its sched
     await fx.submit(ids.map((id) => fx.order(id, { statusEvents: 'final' })));
     await fx.waitForStates(ids, ['Processed'], 30_000);
 
-    const metrics = await (await fetch(`http://127.0.0.1:${schedulerProbe}/metrics`)).text();
-    expect(sample(metrics, 'sas_scheduler_handed_over_claims_total')).toBe(ids.length);
-    expect(sample(metrics, 'sas_scheduler_claims_total')).toBe(ids.length);
+    const metrics = await scrapeMetrics(`http://127.0.0.1:${schedulerProbe}/metrics`);
+    expect(metrics.total('sas_scheduler_handed_over_claims_total')).toBe(ids.length);
+    expect(metrics.total('sas_scheduler_claims_total')).toBe(ids.length);
     for (const id of ids) expect(fx.statusesOf(id)).toEqual(['Received', 'Processed']);
     expect(repeatedEffects((await fx.ledger()).filter((e) => ids.includes(e.orderId)))).toEqual([]);
     // Not one wake-up job was ever added (BullMQ numbers a queue's jobs with this counter).

@@ -4,6 +4,7 @@ import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { findWorkspaceRoot } from '@sas/stack';
 import { SasClient } from '@sas/client';
+import { scrapeMetrics } from '@sas/testkit';
 import { orderFulfilmentV1, type WorkflowDefinition } from '@sas/workflow';
 import { SystemFixture } from '../support/system-fixture';
 import { fastFulfilment } from '../support/test-workflows';
@@ -54,7 +55,7 @@ describe('wait and signal steps (real processes, private Redis)', () => {
     fx = await SystemFixture.start(
       'signals',
       { schedulers: 1, supervisors: 1 },
-      { submission: { WORKFLOWS_FILE }, scheduler: { WORKFLOWS_FILE, POLL_INTERVAL_MS: '300' }, supervisor: { WORKFLOWS_FILE, SWEEP_INTERVAL_MS: '200' } },
+      { submission: { WORKFLOWS_FILE }, scheduler: { WORKFLOWS_FILE, POLL_INTERVAL_MS: '300', PROBE_PORT: '0' }, supervisor: { WORKFLOWS_FILE, SWEEP_INTERVAL_MS: '200' } },
     );
     client = new SasClient({ redisUrl: fx.stack.env['REDIS_URL'] ?? '', prefix: fx.stack.queuePrefix });
   });
@@ -76,6 +77,10 @@ describe('wait and signal steps (real processes, private Redis)', () => {
 
     await fx.stack.waitFor(async () => (await stepState(orderId, 'cool-off')) === 'Running', { timeoutMs: 20_000, description: 'the cool-off timer to start' });
     const [scheduler] = fx.system.byRole('scheduler');
+    // The one scheduler counted both answers by outcome (before its restart sets them back to zero).
+    const probePort = scheduler!.lines.find((l) => l.json?.['msg'] === 'scheduler ready')?.json?.['probePort'];
+    const scraped = await scrapeMetrics(`http://127.0.0.1:${String(probePort)}/metrics`);
+    expect(['consumed', 'repeat', 'refused'].map((outcome) => scraped.total('sas_scheduler_signals_total', { outcome }))).toEqual([1, 1, 0]);
     await scheduler!.kill('SIGKILL');
     await scheduler!.restart();
     await scheduler!.waitForLine((l) => l.json?.['msg'] === 'scheduler ready' && l.run === 2, 20_000, 'restarted scheduler ready');
