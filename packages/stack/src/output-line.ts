@@ -15,14 +15,28 @@ export interface OutputLine {
   readonly run: number;
 }
 
-/** Builds an {@link OutputLine}, parsing the text as a JSON object when it looks like one. */
+/**
+ * Builds an {@link OutputLine}; its text is parsed as a JSON object the first time `json` is read,
+ * not before: most lines are only written to the log file, and a benchmark's process, which reads
+ * every line the services write, would otherwise charge their parsing to the system it measures.
+ */
 export function toOutputLine(
   service: string,
   stream: OutputLine['stream'],
   text: string,
   run: number,
 ): OutputLine {
-  return { service, stream, text, json: parseJsonObject(text), run };
+  let parsed: Record<string, unknown> | undefined | null = null;
+  return {
+    service,
+    stream,
+    text,
+    get json() {
+      if (parsed === null) parsed = parseJsonObject(text);
+      return parsed;
+    },
+    run,
+  };
 }
 
 function parseJsonObject(text: string): Record<string, unknown> | undefined {
