@@ -29,8 +29,8 @@ const MIN_WARMUP_ORDERS = 10;
  * @property {'final' | 'all'} statusEvents the status events every order asks for (decision 59)
  * @property {boolean} [sharedCore] the core roles as sas up runs them: submission, a scheduler and a supervisor in
  *   one process (core-1) and the second scheduler and supervisor in another (core-2); `topology` is then ignored
- * @property {boolean} [singleCore] with `sharedCore`: core-1 only, one scheduler and one supervisor, as `sas up`
- *   runs them by default
+ * @property {boolean} [singleCore] with `sharedCore`: core-1 only, one scheduler and one supervisor, and the three
+ *   agents in one process, as `sas up` runs them by default
  * @property {(line: string) => void} say
  * @property {import('./cleanup-stack').CleanupStack} cleanup releases the system on Ctrl-C and on failure
  */
@@ -60,7 +60,10 @@ class BenchSystem {
       root,
       script: (role) => (role === 'core' ? core : serviceScript(root, role)),
       env,
-      topology: options.sharedCore ? { submission: 0, schedulers: 0, supervisors: 0 } : options.topology,
+      // sas up's default (singleCore) also serves the three built-in agents from one process (decision 131).
+      topology: options.sharedCore
+        ? { submission: 0, schedulers: 0, supervisors: 0, ...(options.singleCore ? { agents: { 'inventory+payment+shipping': 1 } } : {}) }
+        : options.topology,
       roleEnv: options.roleEnv,
       logDir: options.logDir,
       log: (msg) => say(`  ${msg}`),

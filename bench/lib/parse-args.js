@@ -69,8 +69,8 @@ const USAGE = `usage: node bench/run-benchmarks.js [options]   (or: pnpm bench -
   --systems LIST         with --peers: only these, comma-separated (bullmq-chain,restate,dbos,sas,sas-shared,sas-up);
                          sas-shared is sas with submission, a scheduler and a supervisor in one process and
                          the other scheduler and supervisor in a second (sas up's core); sas-up is that one
-                         process alone, one scheduler and one supervisor (sas up's default, single-instance
-                         like the peers); neither is in the default list
+                         process alone (one scheduler, one supervisor) with the three agents in one process,
+                         sas up's default, single-instance like the peers; neither is in the default list
   --help                 this text
 
 Set MONGO_URL to also measure findOneAndUpdate against that real MongoDB (as a ratio).

@@ -69,7 +69,7 @@ async function runPeers({ options, runId, logDir, say, cleanup }) {
     dbos: { label: 'DBOS', start: (ctx) => { const { startDbos } = require('./peer-dbos'); return startDbos(ctx); } },
     sas: { label: `sas (${statusLabel})`, start: (ctx) => { const { startSas } = require('./peer-sas'); return startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs }); } },
     'sas-shared': { label: `sas, core roles in 2 processes (${statusLabel})`, start: (ctx) => { const { startSas } = require('./peer-sas'); return startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs, sharedCore: true }); } },
-    'sas-up': { label: `sas as sas up runs it: one core process, one scheduler and one supervisor (${statusLabel})`, start: (ctx) => { const { startSas } = require('./peer-sas'); return startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs, sharedCore: true, singleCore: true }); } },
+    'sas-up': { label: `sas as sas up runs it: one core process (one scheduler, one supervisor), one agents process (${statusLabel})`, start: (ctx) => { const { startSas } = require('./peer-sas'); return startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs, sharedCore: true, singleCore: true }); } },
   };
 
   /** @type {import('./peer-table').PeerRow[]} */

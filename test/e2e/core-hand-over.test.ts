@@ -7,10 +7,11 @@ import { SystemFixture } from '../support/system-fixture';
 import { fastRoleEnv } from '../support/test-workflows';
 
 /**
- * `sas up`'s core process hosts submission and a scheduler side by side; the submission hands each
- * new process to that scheduler, which claims it from the inserted copy instead of a wake-up job
- * through Redis and a read (decision 128). With that scheduler the only one, every order must still
- * finish once, with its Received and Processed events, and none may wait for the poll.
+ * `sas up`'s default layout: its core process hosts submission and a scheduler side by side, and
+ * the submission hands each new process to that scheduler, which claims it from the inserted copy
+ * instead of a wake-up job through Redis and a read (decision 128); one more process serves the
+ * three agents (decision 131). With that scheduler the only one, every order must still finish
+ * once, with its Received and Processed events, and none may wait for the poll.
  */
 describe('the shared core handing new processes from its submission to its scheduler', () => {
   let fx: SystemFixture;
@@ -19,8 +20,9 @@ describe('the shared core handing new processes from its submission to its sched
 
   beforeAll(async () => {
     const roleEnv = fastRoleEnv();
-    // No scheduler, supervisor or submission of their own: the core's are the only ones.
-    fx = await SystemFixture.start('core-hand-over', { schedulers: 0, supervisors: 0, submission: 0 }, roleEnv);
+    // No scheduler, supervisor or submission of their own: the core's are the only ones. The three
+    // agents are one process, as sas up runs them (decision 131).
+    fx = await SystemFixture.start('core-hand-over', { schedulers: 0, supervisors: 0, submission: 0, agents: { 'inventory+payment+shipping': 1 } }, roleEnv);
     core = new ServiceProcess({
       name: 'core-1',
       script: join(findWorkspaceRoot(), 'tools', 'cli', 'dist', 'up', 'core-main.js'),
@@ -47,7 +49,12 @@ describe('the shared core handing new processes from its submission to its sched
     expect(metrics.total('sas_scheduler_handed_over_claims_total')).toBe(ids.length);
     expect(metrics.total('sas_scheduler_claims_total')).toBe(ids.length);
     for (const id of ids) expect(fx.statusesOf(id)).toEqual(['Received', 'Processed']);
-    expect(repeatedEffects((await fx.ledger()).filter((e) => ids.includes(e.orderId)))).toEqual([]);
+    const effects = (await fx.ledger()).filter((e) => ids.includes(e.orderId));
+    expect(repeatedEffects(effects)).toEqual([]);
+    // The one agents process served each of the three remote services, each step once per order.
+    expect(new Set(effects.map((e) => `${e.service}.${e.operation}`))).toEqual(new Set(['inventory.reserve', 'payment.charge', 'shipping.create']));
+    expect(effects).toHaveLength(3 * ids.length);
+    expect(fx.system.all.map((p) => p.name).filter((n) => n.startsWith('agent-'))).toEqual(['agent-inventory+payment+shipping-1']);
     // Not one wake-up job was ever added (BullMQ numbers a queue's jobs with this counter).
     const wakeups = fx.queue(QueueNames.schedulerReady);
     try {

@@ -22,8 +22,15 @@ describe('HttpAgentConfig', () => {
 
   it('rejects an AGENT that cannot be part of a queue name', () => {
     expect(() => loadConfig(HttpAgentConfig, { AGENT: 'Pay:ment' })).toThrow(
-      "AGENT: AGENT must be lower-case letters, digits and -, starting with a letter (got 'Pay:ment')",
+      "AGENT: AGENT must be lower-case letters, digits and -, starting with a letter (several agents joined by +, e.g. inventory+payment) (got 'Pay:ment')",
     );
+  });
+
+  it('takes several agents joined by + for one process, each a valid name, none twice (decision 131)', () => {
+    expect(loadConfig(HttpAgentConfig, { AGENT: 'inventory+payment+shipping' }).AGENT.split('+')).toEqual(['inventory', 'payment', 'shipping']);
+    expect(() => loadConfig(HttpAgentConfig, { AGENT: 'inventory+' })).toThrow(/AGENT must be lower-case letters/);
+    expect(() => loadConfig(HttpAgentConfig, { AGENT: 'inventory+Pay' })).toThrow(/AGENT must be lower-case letters/);
+    expect(() => loadConfig(HttpAgentConfig, { AGENT: 'payment+payment' })).toThrow('AGENT names an agent twice');
   });
 
   it('keeps the library’s rule on the backoff bounds', () => {

@@ -16,8 +16,10 @@ async function main(): Promise<void> {
   // REMOTE_URL is a base: `{env.REMOTE_URL}/services/...` must not get a double slash.
   const env = { ...process.env, REMOTE_URL: config.REMOTE_URL.replace(/\/+$/, '') };
   // node:http with keep-alive costs about a third of undici's fetch per call (decision 60).
-  const agent = httpAgent(config.AGENT, mapping, { env, timeoutMs: config.REMOTE_CALL_TIMEOUT_MS, fetch: keepAliveFetch() });
-  await runAgent({ agents: [agent] });
+  const fetch = keepAliveFetch();
+  // Several agents (AGENT=a+b) share this process, its connections and its HTTP client (decision 131).
+  const agents = config.AGENT.split('+').map((name) => httpAgent(name, mapping, { env, timeoutMs: config.REMOTE_CALL_TIMEOUT_MS, fetch }));
+  await runAgent({ agents });
 }
 
 main().catch((e: unknown) => {

@@ -21,7 +21,8 @@ export interface StartUpOptions {
   supervisors: number;
   /**
    * Submission, the first scheduler and the first supervisor in one process (`core-1`, see
-   * core-main); the other schedulers and supervisors, the agents and the dashboard each in its own.
+   * core-main), and the built-in agents in one process of their own (`AGENT=inventory+payment+shipping`);
+   * the other schedulers and supervisors, each --agent and the dashboard each in its own.
    * @default false: every service its own process, as in production
    */
   sharedCore?: boolean;
@@ -102,10 +103,14 @@ export async function startUp(options: StartUpOptions): Promise<UpSystem> {
       dashboard: { PORT: String(options.dashboardPort), ...(agentNames.length > 0 ? { AGENTS: agentNames.join(',') } : {}) },
     };
     for (const agent of options.agents) roleEnv[`agent-${agent.name}`] = { AGENT_MAPPING_FILE: resolve(agent.mappingFile) };
-    const agents: Record<string, number> = {};
-    for (const name of options.builtInAgents ? ['inventory', 'payment', 'shipping'] : []) agents[name] = 1;
-    for (const agent of options.agents) agents[agent.name] = 1;
     const shared = options.sharedCore ?? false;
+    const agents: Record<string, number> = {};
+    const builtIn = options.builtInAgents ? ['inventory', 'payment', 'shipping'] : [];
+    // Shared: the built-in agents, which share remote-sim's mapping, are one process too (decision 131);
+    // an --agent has a mapping of its own and keeps its own process.
+    if (shared && builtIn.length > 0) agents[builtIn.join('+')] = 1;
+    else for (const name of builtIn) agents[name] = 1;
+    for (const agent of options.agents) agents[agent.name] = 1;
     // Shared: the core process hosts one of each core role, and the dashboard starts after it, last as LocalSystem starts it.
     const inCore = shared ? 1 : 0;
     system = await LocalSystem.start({
