@@ -10,6 +10,7 @@ import { Consumer } from './consumer';
 import { CONSUMER_STALL_PREFIX, watchConsumer } from './consumer-watch';
 import { QueueCache } from './queue-cache';
 import { RedisHeartbeat } from './redis-heartbeat';
+import { handleBullErrorsForLife } from './lifelong-errors';
 import { describeRedisTarget } from './redis-target-description';
 import { withSendDeadline } from './send-deadline';
 import type { ConsumerSpec } from './consumer-spec';
@@ -69,7 +70,12 @@ export class Bus implements DeadLetterSink {
     this.stalls = options.stalls ?? new StallBoard(options.logger, options.clock);
     this.producer = createRedisConnection(options.redisUrl, redisLivenessOptions('commands', this.liveness));
     this.sendTimeoutMs = options.sendTimeoutMs ?? 5_000;
-    this.queues = new QueueCache(options.queueCacheSize ?? 256, (name) => new Queue(name, { connection: this.producer, prefix: queueKeyPrefix(options.prefix, name) }));
+    this.queues = new QueueCache(options.queueCacheSize ?? 256, (name) => {
+      const queue = new Queue(name, { connection: this.producer, prefix: queueKeyPrefix(options.prefix, name) });
+      // Its start waits on the producer; closed before that ends (a shutdown during start-up), it fails then.
+      handleBullErrorsForLife(queue, (err) => options.logger.debug({ err: errorMessage(err), queue: name }, 'queue handle error (closing or reconnecting)'));
+      return queue;
+    });
     this.producer.on('error', (err) => options.logger.warn({ err: err.message }, 'redis connection error'));
     // Operators (and the chaos tests) see each outage and its end in the log.
     this.producer.on('reconnecting', () => options.logger.warn('redis connection lost; reconnecting'));
@@ -150,7 +156,10 @@ export class Bus implements DeadLetterSink {
     connection.on('error', (err) => this.options.logger.debug({ err: err.message, queue: spec.queue }, 'consumer redis error'));
     this.consumerConnections.push(connection);
     logClusterNodeLoss(connection, this.options.logger, { queue: spec.queue });
-    const blocking = keepDuplicates(connection);
+    const blocking = keepDuplicates(connection, (copy) =>
+      // BullMQ stops listening to its blocking connection when the worker closes; errors after that are the bus's.
+      copy.on('error', (err) => this.options.logger.debug({ err: err.message, queue: spec.queue }, 'consumer redis error (blocking connection)')),
+    );
     this.watch(connection, `redis:${spec.queue}`, `consumer of queue '${spec.queue}'`, { queue: spec.queue }, blocking);
     const consumer = new Consumer(spec, connection, this.options.prefix, this, this.options.logger.child({ queue: spec.queue }), this.options.metrics);
     this.consumers.push(consumer as unknown as Consumer<z.ZodTypeAny>);
@@ -210,11 +219,12 @@ export class Bus implements DeadLetterSink {
  * while it waits in BZPOPMIN, so its socket is dropped together with the pinged one when the link
  * goes silent (see {@link RedisHeartbeat}).
  */
-function keepDuplicates(connection: RedisConnection): () => readonly RedisConnection[] {
+function keepDuplicates(connection: RedisConnection, onDuplicate: (copy: RedisConnection) => void): () => readonly RedisConnection[] {
   const duplicates: RedisConnection[] = [];
   const duplicate = connection.duplicate.bind(connection) as (...args: unknown[]) => RedisConnection;
   (connection as { duplicate: (...args: unknown[]) => RedisConnection }).duplicate = (...args: unknown[]) => {
     const copy = duplicate(...args);
+    onDuplicate(copy);
     duplicates.push(copy);
     return copy;
   };
@@ -225,4 +235,8 @@ function assertQueueName(name: string): void {
   if (!QUEUE_NAME_PATTERN.test(name)) {
     throw new Error(`Queue name '${name}' is not valid: use letters, digits, '.', '_' and '-' only`);
   }
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
