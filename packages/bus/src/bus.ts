@@ -97,6 +97,18 @@ export class Bus implements DeadLetterSink {
     return this.producer.status === 'ready' && this.heartbeats.every((h) => !h.isStalled()) && !this.stalls.active().some((key) => key.startsWith(CONSUMER_STALL_PREFIX));
   }
 
+  /**
+   * What keeps {@link isReady} false, in words (empty when it is true): the sender's connection not
+   * up, a stalled connection, a stuck consumer. For the line a service logs while it waits to be ready.
+   */
+  notReadyReasons(): string[] {
+    const reasons: string[] = [];
+    if (this.producer.status !== 'ready') reasons.push(`Redis at ${describeRedisTarget(this.options.redisUrl).redis} (the sender's connection is ${this.producer.status})`);
+    if (this.heartbeats.some((h) => h.isStalled())) reasons.push('a Redis connection that has gone silent');
+    for (const key of this.stalls.active().filter((k) => k.startsWith(CONSUMER_STALL_PREFIX))) reasons.push(`a stuck consumer (${key})`);
+    return reasons;
+  }
+
   private watch(connection: RedisConnection, key: string, what: string, fields: Record<string, unknown>, alsoDrop?: () => readonly RedisConnection[]): void {
     this.heartbeats.push(
       new RedisHeartbeat({ connection, key, what, fields, board: this.stalls, clock: this.options.clock, stallMs: this.liveness.stallMs, ...(alsoDrop ? { alsoDrop } : {}) }),

@@ -29,3 +29,4 @@ export * from './create-tracing';
 export * from './scraped-counter';
 export * from './clock';
 export * from './read-optional-file';
+export * from './process-shutdown';
