@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ServiceProcess, findWorkspaceRoot, serviceScript, type OutputLine } from '@sas/stack';
-import { TestStack } from '@sas/testkit';
+import { FaultProxy, TestStack } from '@sas/testkit';
 
 /**
  * A service may be stopped at any moment of its start-up: `sas up` stopped right after it began, a
@@ -28,8 +28,9 @@ describe('SIGTERM at any moment of start-up', () => {
     await stack?.stop();
   });
 
-  const processOf = (name: string, script: string): ServiceProcess =>
-    new ServiceProcess({ name, script, env: { ...stack.env, INSTANCE_ID: name }, logFile: join(stack.logDir, `${name}.log`) });
+  const processOf = (name: string, script: string, env: NodeJS.ProcessEnv = {}): ServiceProcess =>
+    new ServiceProcess({ name, script, env: { ...stack.env, INSTANCE_ID: name, ...env }, logFile: join(stack.logDir, `${name}.log`) });
+  const coreScript = (): string => join(root, 'tools', 'cli', 'dist', 'up', 'core-main.js');
 
   /** Starts a new run, sends SIGTERM once a line matches, and returns that run's number once it has exited. */
   const stopAt = async (proc: ServiceProcess, [description, predicate]: Moment): Promise<number> => {
@@ -58,7 +59,7 @@ describe('SIGTERM at any moment of start-up', () => {
   describe('of the shared core process (submission, scheduler and supervisor in one)', () => {
     let core: ServiceProcess;
     beforeAll(() => {
-      core = processOf('core', join(root, 'tools', 'cli', 'dist', 'up', 'core-main.js'));
+      core = processOf('core', coreScript());
     });
     afterAll(async () => {
       await core?.stop();
@@ -131,6 +132,64 @@ describe('SIGTERM at any moment of start-up', () => {
         mongo: said.findIndex((m) => m.startsWith('connected to MongoDB')) >= 0 && said.findIndex((m) => m.startsWith('connected to MongoDB')) < ready,
         redis: said.indexOf('redis connection ready') >= 0 && said.indexOf('redis connection ready') < ready,
       }).toEqual({ mongo: true, redis: true });
+    });
+  });
+  /**
+   * Redis that answers slowly: each connection becomes ready some time after the others, and
+   * BullMQ's own start on it (a version check) is still waiting for its answer when the signal
+   * closes it. The closed Queue or Worker no longer listens to it then; unheard, that error ended
+   * the process (decision 125).
+   */
+  describe('while Redis answers slowly (every byte 700 ms late; a reply 1.4 s)', () => {
+    let proxy: FaultProxy;
+    let submission: ServiceProcess;
+    let core: ServiceProcess;
+    beforeAll(async () => {
+      proxy = await FaultProxy.start({ target: { host: '127.0.0.1', port: Number(new URL(stack.env['REDIS_URL'] ?? '').port) } });
+      // Below the connections' stall bound (3 s), so they come up slowly rather than being dropped.
+      proxy.set({ kind: 'delay', delayMs: 700 });
+      const env = { REDIS_URL: `redis://127.0.0.1:${proxy.port}` };
+      submission = processOf('slow-submission', serviceScript(root, 'submission'), env);
+      core = processOf('slow-core', coreScript(), env);
+    });
+    afterAll(async () => {
+      await submission?.stop();
+      await core?.stop();
+      await proxy?.stop();
+    });
+
+    it.each([
+      ['submission alone', () => submission],
+      ['the core process', () => core],
+    ])('%s exits 0 with nothing unhandled on SIGTERM as its first Redis connection is ready', async (_name, proc) => {
+      for (let i = 0; i < RUNS_PER_MOMENT; i += 1) {
+        const run = await stopAt(proc(), ['its first Redis connection ready', (l) => msg(l) === 'redis connection ready']);
+        expect(outcome(proc(), run)).toEqual(clean(run));
+      }
+    });
+  });
+
+  describe('while Redis answers nothing (a link that passes no byte)', () => {
+    let proxy: FaultProxy;
+    let submission: ServiceProcess;
+    beforeAll(async () => {
+      proxy = await FaultProxy.start({ target: { host: '127.0.0.1', port: Number(new URL(stack.env['REDIS_URL'] ?? '').port) } });
+      proxy.set({ kind: 'blackhole' });
+      submission = processOf('cut-submission', serviceScript(root, 'submission'), { REDIS_URL: `redis://127.0.0.1:${proxy.port}` });
+    });
+    afterAll(async () => {
+      await submission?.stop();
+      await proxy?.stop();
+    });
+
+    it('says it is not ready and that it waits for Redis, and on SIGTERM then exits 0', async () => {
+      const run = await stopAt(submission, ['that it is not ready yet', (l) => startsWith(l, 'submission is not ready yet')]);
+      const said = submission.lines.filter((l) => l.run === run).map((l) => String(msg(l) ?? ''));
+      expect({
+        waitingFor: said.filter((m) => m.startsWith('submission is not ready yet')).map((m) => m.includes(`waiting for Redis at 127.0.0.1:${proxy.port}`)),
+        ready: said.includes('submission ready'),
+      }).toEqual({ waitingFor: [true], ready: false });
+      expect(outcome(submission, run)).toEqual(clean(run));
     });
   });
 });
