@@ -52,9 +52,11 @@ describe('SIGTERM at any moment of start-up', () => {
       stderr: lines.filter((l) => l.stream === 'stderr').map((l) => l.text),
       // Each role logs through a logger of its own, so the process's last line need not be this one.
       shutdownComplete: lines.filter((l) => msg(l) === 'shutdown complete').map((l) => l.json?.['ok']),
+      // Closed, not just dropped with the process: each MongoDB connection a role opened.
+      storesLeftOpen: lines.filter((l) => startsWith(l, 'connected to MongoDB')).length - lines.filter((l) => msg(l) === 'closed' && l.json?.['component'] === 'store').length,
     };
   };
-  const clean = (run: number): unknown => ({ exit: { run, code: 0, signal: null, expected: true }, stderr: [], shutdownComplete: [true] });
+  const clean = (run: number): unknown => ({ exit: { run, code: 0, signal: null, expected: true }, stderr: [], shutdownComplete: [true], storesLeftOpen: 0 });
 
   describe('of the shared core process (submission, scheduler and supervisor in one)', () => {
     let core: ServiceProcess;
