@@ -11,7 +11,7 @@ import { Worker, type Queue } from 'bullmq';
  * emitted as `'error'` with nobody listening. A SIGTERM soon after start-up ended that way
  * (exit 1; decision 125).
  */
-export function handleErrorsForLife(emitter: EventEmitter, onError: (err: unknown) => void): void {
+function handleErrorsForLife(emitter: EventEmitter, onError: (err: unknown) => void): void {
   const emit = emitter.emit.bind(emitter);
   emitter.emit = (event: string | symbol, ...args: unknown[]): boolean => {
     if (event === 'error' && emitter.listenerCount('error') === 0) {

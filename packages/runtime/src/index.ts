@@ -20,6 +20,7 @@ export * from './liveness-config';
 export * from './stall-board';
 export * from './create-logger';
 export * from './instance-id';
+export * from './close-all';
 export * from './shutdown';
 export * from './probe-server';
 export * from './metrics-registry';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { closeAll, type Closable } from './shutdown';
+import { closeAll, type Closable } from './close-all';
 
 /**
  * The shutdown of a service process, installed before it starts anything, so that SIGTERM or
@@ -24,6 +24,7 @@ export class ProcessShutdown {
    */
   constructor(
     private readonly fallbackLogger: () => Logger,
+    // As installShutdown's default, which the deployments' grace periods are checked against (test/static).
     private readonly timeoutMs = 10_000,
   ) {
     // `on`, not `once`: a second signal must reach this handler, not the default (exit by signal).
