@@ -5,11 +5,11 @@ import { Worker, type Queue } from 'bullmq';
  * Makes every `'error'` event of `emitter` handled for the rest of its life, including after
  * its own code has removed every listener: such an error goes to `onError` instead of being
  * thrown. An unhandled `'error'` event ends the process, and BullMQ removes all the listeners of
- * its internal connection when a Queue or Worker closes (`RedisConnection.close`), while that
- * connection's start may still be pending on a shared ioredis connection: when the bus then
- * closes that ioredis connection, the pending start fails with `Connection is closed` and is
- * emitted as `'error'` with nobody listening. A SIGTERM soon after start-up ended that way
- * (exit 1; decision 125).
+ * its internal connection when a Queue or Worker closes (`RedisConnection.close`) while that
+ * connection's start (a version check) may still be in flight: when the connection then closes
+ * (BullMQ disconnects a Worker's blocking connection itself; the bus closes the shared ones after
+ * their Queues and Workers), the start fails with `Connection is closed`, emitted as `'error'`
+ * with nobody listening. A SIGTERM soon after start-up ended that way (exit 1; decision 125).
  */
 function handleErrorsForLife(emitter: EventEmitter, onError: (err: unknown) => void): void {
   const emit = emitter.emit.bind(emitter);
