@@ -10,6 +10,7 @@ import { Consumer } from './consumer';
 import { CONSUMER_STALL_PREFIX, watchConsumer } from './consumer-watch';
 import { QueueCache } from './queue-cache';
 import { RedisHeartbeat } from './redis-heartbeat';
+import { handleBullErrorsForLife } from './lifelong-errors';
 import { describeRedisTarget } from './redis-target-description';
 import { withSendDeadline } from './send-deadline';
 import type { ConsumerSpec } from './consumer-spec';
@@ -69,7 +70,12 @@ export class Bus implements DeadLetterSink {
     this.stalls = options.stalls ?? new StallBoard(options.logger, options.clock);
     this.producer = createRedisConnection(options.redisUrl, redisLivenessOptions('commands', this.liveness));
     this.sendTimeoutMs = options.sendTimeoutMs ?? 5_000;
-    this.queues = new QueueCache(options.queueCacheSize ?? 256, (name) => new Queue(name, { connection: this.producer, prefix: queueKeyPrefix(options.prefix, name) }));
+    this.queues = new QueueCache(options.queueCacheSize ?? 256, (name) => {
+      const queue = new Queue(name, { connection: this.producer, prefix: queueKeyPrefix(options.prefix, name) });
+      // Its start waits on the producer; closed before that ends (a shutdown during start-up), it fails then.
+      handleBullErrorsForLife(queue, (err) => options.logger.debug({ err: errorMessage(err), queue: name }, 'queue handle error (closing or reconnecting)'));
+      return queue;
+    });
     this.producer.on('error', (err) => options.logger.warn({ err: err.message }, 'redis connection error'));
     // Operators (and the chaos tests) see each outage and its end in the log.
     this.producer.on('reconnecting', () => options.logger.warn('redis connection lost; reconnecting'));
@@ -89,6 +95,18 @@ export class Bus implements DeadLetterSink {
   /** True while the producer connection is up, no connection of this bus is stalled and no consumer is stuck. */
   isReady(): boolean {
     return this.producer.status === 'ready' && this.heartbeats.every((h) => !h.isStalled()) && !this.stalls.active().some((key) => key.startsWith(CONSUMER_STALL_PREFIX));
+  }
+
+  /**
+   * What keeps {@link isReady} false, in words (empty when it is true): the sender's connection not
+   * up, a stalled connection, a stuck consumer. For the line a service logs while it waits to be ready.
+   */
+  notReadyReasons(): string[] {
+    const reasons: string[] = [];
+    if (this.producer.status !== 'ready') reasons.push(`Redis at ${describeRedisTarget(this.options.redisUrl).redis} (the sender's connection is ${this.producer.status})`);
+    if (this.heartbeats.some((h) => h.isStalled())) reasons.push('a Redis connection that has gone silent');
+    for (const key of this.stalls.active().filter((k) => k.startsWith(CONSUMER_STALL_PREFIX))) reasons.push(`a stuck consumer (${key})`);
+    return reasons;
   }
 
   private watch(connection: RedisConnection, key: string, what: string, fields: Record<string, unknown>, alsoDrop?: () => readonly RedisConnection[]): void {
@@ -150,7 +168,10 @@ export class Bus implements DeadLetterSink {
     connection.on('error', (err) => this.options.logger.debug({ err: err.message, queue: spec.queue }, 'consumer redis error'));
     this.consumerConnections.push(connection);
     logClusterNodeLoss(connection, this.options.logger, { queue: spec.queue });
-    const blocking = keepDuplicates(connection);
+    const blocking = keepDuplicates(connection, (copy) =>
+      // BullMQ stops listening to its blocking connection when the worker closes; errors after that are the bus's.
+      copy.on('error', (err) => this.options.logger.debug({ err: err.message, queue: spec.queue }, 'consumer redis error (blocking connection)')),
+    );
     this.watch(connection, `redis:${spec.queue}`, `consumer of queue '${spec.queue}'`, { queue: spec.queue }, blocking);
     const consumer = new Consumer(spec, connection, this.options.prefix, this, this.options.logger.child({ queue: spec.queue }), this.options.metrics);
     this.consumers.push(consumer as unknown as Consumer<z.ZodTypeAny>);
@@ -210,11 +231,12 @@ export class Bus implements DeadLetterSink {
  * while it waits in BZPOPMIN, so its socket is dropped together with the pinged one when the link
  * goes silent (see {@link RedisHeartbeat}).
  */
-function keepDuplicates(connection: RedisConnection): () => readonly RedisConnection[] {
+function keepDuplicates(connection: RedisConnection, onDuplicate: (copy: RedisConnection) => void): () => readonly RedisConnection[] {
   const duplicates: RedisConnection[] = [];
   const duplicate = connection.duplicate.bind(connection) as (...args: unknown[]) => RedisConnection;
   (connection as { duplicate: (...args: unknown[]) => RedisConnection }).duplicate = (...args: unknown[]) => {
     const copy = duplicate(...args);
+    onDuplicate(copy);
     duplicates.push(copy);
     return copy;
   };
@@ -225,4 +247,8 @@ function assertQueueName(name: string): void {
   if (!QUEUE_NAME_PATTERN.test(name)) {
     throw new Error(`Queue name '${name}' is not valid: use letters, digits, '.', '_' and '-' only`);
   }
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

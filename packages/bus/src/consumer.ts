@@ -5,6 +5,7 @@ import { describeIssues, queueKeyPrefix } from '@sas/contracts';
 import type { RedisConnection } from '@sas/client';
 import { ensureError } from '@sas/runtime';
 import { defaultLockFor, type ConsumerLock } from './consumer-lock';
+import { handleBullErrorsForLife } from './lifelong-errors';
 import type { BusMetrics, DeadLetterKind } from './bus-metrics';
 import type { ConsumerSpec } from './consumer-spec';
 import type { DeadLetterSink } from './dead-letter-sink';
@@ -78,6 +79,8 @@ export class Consumer<S extends z.ZodTypeAny> {
         void this.onFailed(job, err);
       });
       worker.on('error', (err) => this.logger.warn({ err, queue: spec.queue }, 'worker error (will retry)'));
+      // After close BullMQ listens to its connections no more, yet a start still pending on them fails when they close.
+      handleBullErrorsForLife(worker, (err) => this.logger.debug({ err: err instanceof Error ? err.message : String(err), queue: spec.queue }, 'worker connection error after close'));
       return worker;
     };
     this.worker = this.startWorker();

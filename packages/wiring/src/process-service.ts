@@ -22,6 +22,7 @@ import {
 import { MongoAgentPauseStore, MongoProcessStore, connectStore, ensureIndexes, type StoreConnection } from '@sas/store';
 import { loadWorkflows, type WorkflowRegistry } from '@sas/workflow';
 import type { Registry } from 'prom-client';
+import { recordConnections } from './starting-service';
 import { StatusCountingOutbox } from './status-counting-outbox';
 
 /** The configuration fields {@link openProcessService} reads (every such service's schema has them). */
@@ -107,6 +108,11 @@ export async function openProcessService(service: string, config: ProcessService
     logger,
     tracing,
   });
+  const connectionsReady = (): boolean => bus.isReady() && !connection.isStalled();
+  recordConnections({
+    ready: connectionsReady,
+    waitingFor: () => [...bus.notReadyReasons(), ...(connection.isStalled() ? ['MongoDB (a call has waited past its bound)'] : [])],
+  });
   return {
     instanceId,
     logger,
@@ -121,7 +127,7 @@ export async function openProcessService(service: string, config: ProcessService
     metrics,
     tracing,
     stalls,
-    connectionsReady: () => bus.isReady() && !connection.isStalled(),
+    connectionsReady,
     closables: [
       { name: 'bus', close: () => bus.close() },
       { name: 'store', close: () => connection.close() },

@@ -1,4 +1,6 @@
-import { installShutdown, type Closable, type Logger } from '@sas/runtime';
+import { ProcessShutdown, createLogger, defaultInstanceId, type Closable, type Logger } from '@sas/runtime';
+import { waitForConnections } from './connections-wait';
+import { startService } from './starting-service';
 
 /** A service once started by its {@link ServiceMain}: what its shutdown closes, and its ready line. */
 export interface StartedService {
@@ -22,8 +24,10 @@ interface ServiceHost {
 
 /**
  * A service's main module calls this on import. Alone in its process (a container, `node dist/main.js`,
- * `sas scheduler`), it runs `main` with `process.env`, installs the shutdown on SIGTERM/SIGINT and
- * logs the ready line; a start-up failure becomes one readable line on stderr and exit code 1 (the
+ * `sas scheduler`), it installs the shutdown on SIGTERM/SIGINT first, runs `main` with
+ * `process.env`, waits until the connections `main` opened are up (`connectionsReady`) and then
+ * logs the ready line; a signal at any moment of that closes what started and exits 0 (see
+ * `ProcessShutdown`). A start-up failure becomes one readable line on stderr and exit code 1 (the
  * logger may not exist yet when configuration is wrong). Loaded by a process that hosts several
  * roles ({@link collectServiceMains}), it only hands `main` over: that process starts it and owns
  * the one shutdown.
@@ -35,16 +39,40 @@ export function runMain(service: string, main: ServiceMain): void {
     host.register(service, main);
     return;
   }
-  main(process.env).then(
-    (started) => {
-      installShutdown(started.logger, started.closables);
-      started.ready();
-    },
-    (e: unknown) => {
-      process.stderr.write(`${service} failed to start: ${e instanceof Error ? e.message : String(e)}\n`);
-      process.exit(1);
-    },
-  );
+  const early = startUpLogger(service, process.env);
+  const shutdown = new ProcessShutdown(() => early);
+  // From here a signal is this process's to answer: the line says so to whoever waits on it.
+  early.info(`${service} starting`);
+  const report = (e: unknown): string => {
+    const reason = e instanceof Error ? e.message : String(e);
+    process.stderr.write(`${service} failed to start: ${reason}\n`);
+    return reason;
+  };
+  const { result, connections } = startService(() => main(process.env));
+  result
+    .then(
+      async (started) => {
+        shutdown.hold(started.logger, started.closables);
+        shutdown.started();
+        if ((await waitForConnections(service, started.logger, connections, { stopped: () => shutdown.requested })) === 'up') started.ready();
+      },
+      (e: unknown) => {
+        report(e);
+        // Nothing is held: what the failed main had opened goes with the process.
+        process.exit(1);
+      },
+    )
+    .catch((e: unknown) => shutdown.fail(report(e)));
+}
+
+/** A logger for the lines before the service's own exists; a bad LOG_LEVEL is the service's to report, so it falls back to info. */
+function startUpLogger(service: string, env: NodeJS.ProcessEnv): Logger {
+  const instanceId = env['INSTANCE_ID'] || defaultInstanceId(service);
+  try {
+    return createLogger({ service, instanceId, level: env['LOG_LEVEL'] ?? 'info' });
+  } catch {
+    return createLogger({ service, instanceId, level: 'info' });
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { SHAREABLE_ROLES, collectServiceMains, parseSharedRoles, runSharedProcess } from '@sas/wiring';
+import { SHAREABLE_ROLES, collectServiceMains, parseSharedRoles, runSharedProcess, type ServiceMain } from '@sas/wiring';
 import { roleScript } from './role-scripts';
 
 /**
@@ -11,10 +11,11 @@ async function main(): Promise<void> {
   const roles = parseSharedRoles(process.env['SAS_ROLES'] ?? SHAREABLE_ROLES.join(','));
   // The installed service packages' main modules, loaded (not started) so this process starts them.
   const load = createRequire(__filename);
-  const mains = collectServiceMains(() => {
-    for (const role of roles) load(roleScript(role));
-  });
-  await runSharedProcess({ name: 'core', roles, mains, env: process.env });
+  const loadMains = (): Map<string, ServiceMain> =>
+    collectServiceMains(() => {
+      for (const role of roles) load(roleScript(role));
+    });
+  await runSharedProcess({ name: 'core', roles, loadMains, env: process.env });
 }
 
 main().catch((e: unknown) => {
