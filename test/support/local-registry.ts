@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { ManagedProcess, freePort } from '@sas/stack';
 import { WORKSPACE_ROOT, pnpm, run } from './pack-workspace';
 
@@ -144,7 +144,9 @@ function alive(pid: number): boolean {
 /**
  * The environment for npm and node in an application folder: nothing of the workspace's npm run,
  * pnpm or NODE_PATH leaks in. Those keys are present with `undefined`, which child_process drops,
- * so it also works where it is merged over `process.env` (ManagedProcess).
+ * so it also works where it is merged over `process.env` (ManagedProcess). The Node running the
+ * tests comes first on PATH, so npm, `npx sas` and the services they start run on the version
+ * under test (scripts/run.mjs picks it), not on whatever `node` the machine has.
  */
 export function applicationEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -152,7 +154,10 @@ export function applicationEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv
     env[key] = /^(npm_|pnpm_|NODE_PATH$|INIT_CWD$)/i.test(key) ? undefined : value;
   }
   // npm run puts the workspace's node_modules/.bin first on PATH; an application has none of it.
-  env['PATH'] = (env['PATH'] ?? '').split(':').filter((dir) => !dir.includes('node_modules')).join(':');
+  // The supported Node binaries are installed under node_modules too (node_modules/node24/bin holds
+  // only `node`): dropping every such folder sent the applications to the machine's Node 20.
+  const others = (env['PATH'] ?? '').split(':').filter((dir) => !dir.includes('node_modules'));
+  env['PATH'] = [dirname(process.execPath), ...others].join(':');
   return { ...env, ...extra };
 }
 
