@@ -2,8 +2,8 @@
 // The two quick-start commands (`npm run demo`, `npm test`) land here. On a fresh clone this
 // installs the workspace with pnpm (through npx when pnpm is not installed) and builds it, so no
 // step is left to the reader. It uses only Node built-ins: nothing is installed yet when it runs.
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, mkdirSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, mkdirSync, mkdtempSync, openSync, closeSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
@@ -116,25 +116,93 @@ function which(bin) {
   return spawnSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' }).status === 0;
 }
 
+/** The jest command line: in band, JSON report to `report`. */
+function jestArgs(report, args) {
+  // --forceExit: a handle left open by a failing chaos test must fail that test, not hang CI for 90 minutes.
+  return [join(root, 'node_modules/jest/bin/jest.js'), '--runInBand', '--forceExit', '--json', `--outputFile=${report}`, ...args];
+}
+
+/** Prints the closing `N passed, N failed` line of a jest report; a run where no test ran fails. */
+function summarize(report, code, label = 'tests') {
+  if (!existsSync(report)) return code;
+  const r = JSON.parse(readFileSync(report, 'utf8'));
+  const skipped = r.numPendingTests + r.numTodoTests;
+  console.log(`\n${label}: ${r.numPassedTests} passed, ${r.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  if (r.numTotalTests === 0) {
+    console.error('No test ran.');
+    return 1;
+  }
+  return code;
+}
+
 /** jest on `node`, in band; prints the closing `N passed, N failed` line; returns jest's exit code. */
 function jest(node, args) {
   const dir = join(tmpdir(), `sas-jest-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   const report = join(dir, 'report.json');
-  // --forceExit: a handle left open by a failing chaos test must fail that test, not hang CI for 90 minutes.
   console.log(`\n==> tests (jest on Node ${nodeVersion(node)}, in band: end-to-end tests run real processes)`);
-  const code = run(node, [join(root, 'node_modules/jest/bin/jest.js'), '--runInBand', '--forceExit', '--json', `--outputFile=${report}`, ...args], { baseEnv: envFor(node) });
-  if (existsSync(report)) {
-    const r = JSON.parse(readFileSync(report, 'utf8'));
-    const skipped = r.numPendingTests + r.numTodoTests;
-    console.log(`\ntests: ${r.numPassedTests} passed, ${r.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`);
-    if (r.numTotalTests === 0) {
-      console.error('No test ran.');
-      return 1;
-    }
-  }
+  const code = summarize(report, run(node, jestArgs(report, args), { baseEnv: envFor(node) }));
   rmSync(dir, { recursive: true, force: true });
   return code;
+}
+
+// What CI runs on the second supported Node (decision 86): the unit tests, the tests that install
+// sas from its published packages and run it (registry, packaging, the shop example), the main
+// end-to-end order flow, and the services' heap limits (V8's young generation differs between
+// Node majors, decision 126).
+const SECOND_NODE_TESTS = [
+  '/(packages|services|tools)/[^/]+/src/',
+  '/test/packaging/',
+  '/test/example/',
+  '/test/e2e/order-flow\\.test\\.ts',
+  '/test/stack/service-process\\.test\\.ts',
+];
+
+/**
+ * Starts jest over {@link SECOND_NODE_TESTS} on `node` in the background, beside the first Node's
+ * run (decision 126): one in-band jest leaves the second core mostly idle while end-to-end tests
+ * wait on their processes. The lane gets a TMPDIR of its own, so its service logs, Redis directories
+ * and jest cache never meet the first lane's (both run order-flow and the example under the same
+ * names); only the local registry's storage is shared (SAS_TEST_REGISTRY_DIR), so the workspace is
+ * published once, under a lock (test/support/local-registry.ts). Its output goes to a file, printed
+ * whole by `finish()`, so the two runs do not interleave line by line.
+ */
+function startSecondLane(node) {
+  const dir = mkdtempSync(join(tmpdir(), 'sas-second-node-'));
+  const report = join(dir, 'report.json');
+  const outputFile = join(dir, 'output.txt');
+  const output = openSync(outputFile, 'w');
+  const title = `tests (jest on Node ${nodeVersion(node)}, in band, beside the first Node's run: ${SECOND_NODE_TESTS.join(' ')})`;
+  console.log(`\n==> started in the background: ${title}`);
+  const env = { ...envFor(node), TMPDIR: dir, SAS_TEST_REGISTRY_DIR: join(tmpdir(), 'sas-registry') };
+  const child = spawn(node, jestArgs(report, SECOND_NODE_TESTS), { cwd: root, stdio: ['ignore', output, output], env });
+  closeSync(output);
+  const exited = new Promise((resolve) => {
+    child.on('error', (e) => resolve({ code: 1, error: e }));
+    child.on('exit', (code, signal) => resolve({ code: code ?? 1, signal }));
+  });
+  // A first lane that stops early (a failed typecheck) must not leave this jest running on its own.
+  const stop = () => child.exitCode === null && child.kill('SIGTERM');
+  process.on('exit', stop);
+  return {
+    async finish() {
+      const { code, signal, error } = await exited;
+      process.off('exit', stop);
+      console.log(`\n==> ${title}`);
+      console.log(readFileSync(outputFile, 'utf8'));
+      if (error) console.error(`could not run jest on ${node}: ${error.message}`);
+      if (signal) console.error(`jest on ${node} was killed by ${signal}`);
+      const result = summarize(report, code, `tests on Node ${nodeVersion(node)}`);
+      rmSync(dir, { recursive: true, force: true });
+      return result;
+    },
+  };
+}
+
+/** `--also-on=24` among the arguments: the second Node to run CI's subset on at the same time, and the rest. */
+function takeAlsoOnOption(args) {
+  const option = args.find((a) => a.startsWith('--also-on='));
+  return [option ? Number(option.slice('--also-on='.length)) : undefined, args.filter((a) => a !== option)];
 }
 
 const [command, ...rest] = process.argv.slice(2);
@@ -153,20 +221,28 @@ switch (command) {
     break;
   }
   case 'test': {
-    // `npm test [-- --node=24] [jest args]`: typecheck, lint, then jest on a supported Node.
-    const [major, args] = takeNodeOption(rest);
+    // `npm test [-- --node=24] [--also-on=24] [jest args]`: typecheck, lint, then jest on a supported
+    // Node; with --also-on, CI's subset runs on the other Node meanwhile (it needs neither the
+    // typecheck, the lint nor the Debian tools, which only the first Node's tests use).
+    const [alsoOn, withoutAlsoOn] = takeAlsoOnOption(rest);
+    const [major, args] = takeNodeOption(withoutAlsoOn);
     setup();
     const node = claimedNode(major);
+    const second = alsoOn === undefined ? undefined : startSecondLane(claimedNode(alsoOn));
     const baseEnv = envFor(node);
     step('typecheck tests (tsc -p tsconfig.lint.json)', node, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.lint.json'], { baseEnv });
     step('lint (eslint)', node, [join(root, 'node_modules/eslint/bin/eslint.js'), '.'], { baseEnv });
     ensureDebianTools();
-    process.exit(jest(node, args));
+    const first = jest(node, args);
+    const other = second ? await second.finish() : 0;
+    process.exit(first !== 0 ? first : other);
   }
   case 'test-on': {
     // `node scripts/run.mjs test-on 24 [jest args]`: jest only (typecheck and lint do not depend on
     // the Node version), for CI's run of a second supported version.
-    const [majorText, ...args] = rest;
+    // `--ci-subset`: CI's subset of the suite for a second Node (SECOND_NODE_TESTS).
+    const [majorText, ...given] = rest;
+    const args = given.flatMap((a) => (a === '--ci-subset' ? SECOND_NODE_TESTS : [a]));
     setup();
     ensureDebianTools();
     process.exit(jest(claimedNode(Number(majorText)), args));

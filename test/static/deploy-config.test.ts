@@ -293,7 +293,8 @@ describe('deploy/Dockerfile', () => {
   });
 
   it('runs the services under the heap limit the local stack gives them', () => {
-    expect(finalOf('ENV')).toContain(`NODE_OPTIONS=${serviceNodeOptions(undefined)}`);
+    // Quoted: the options hold a space, which Docker's ENV would otherwise read as the next variable.
+    expect(finalOf('ENV')).toContain(`NODE_OPTIONS="${serviceNodeOptions(undefined)}"`);
   });
 
   it('copies into the runtime image the compiled output of the stage that runs tsc -b', () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { ManagedProcess, freePort } from '@sas/stack';
 import { WORKSPACE_ROOT, pnpm, run } from './pack-workspace';
 
@@ -30,21 +30,38 @@ const PUBLISHER = { name: 'sas-publisher', password: 'local-registry-only' };
 const PACKAGE_PARENTS = ['packages', 'services', 'tools'];
 
 /**
- * Starts the registry. Its storage is kept under the temp dir, named by a hash of everything the
- * packages would publish, so the packages are published once per build: a later test file (or
- * run) over the same build starts a registry on that storage and publishes nothing.
+ * Where the registry storages of this checkout live: one folder per checkout (several may share the
+ * machine). SAS_TEST_REGISTRY_DIR moves it: CI's second-Node lane runs with a TMPDIR of its own and
+ * points this back at the first lane's, so the two share one publish (scripts/run.mjs, decision 126).
+ */
+function buildsDir(): string {
+  const parent = process.env['SAS_TEST_REGISTRY_DIR'] || join(tmpdir(), 'sas-registry');
+  return join(parent, createHash('sha256').update(WORKSPACE_ROOT).digest('hex').slice(0, 12));
+}
+
+/**
+ * Starts the registry. Its storage is named by a hash of everything the packages would publish, so
+ * the packages are published once per build: a later test file (or run, or a jest running beside
+ * this one) over the same build starts a registry on that storage and publishes nothing.
  */
 export async function startLocalRegistry(progress: (message: string) => void = () => undefined): Promise<LocalRegistry> {
-  // One folder per checkout (several may share the machine), one storage per build inside it.
-  const builds = join(tmpdir(), 'sas-registry', createHash('sha256').update(WORKSPACE_ROOT).digest('hex').slice(0, 12));
+  const builds = buildsDir();
   const home = join(builds, contentHash());
   const marker = join(home, 'published.json');
-  const reuse = existsSync(marker);
-  if (!reuse) {
-    // Earlier builds of this checkout are stale: their storage goes.
-    rmSync(builds, { recursive: true, force: true });
+  const publishing = existsSync(marker) ? undefined : await publishLockOrMarker(builds, home, marker);
+  if (publishing) {
+    // Earlier builds of this checkout are stale: their storage goes (not this build's lock).
+    for (const entry of readdirSync(builds)) if (entry !== `${basename(home)}.lock`) rmSync(join(builds, entry), { recursive: true, force: true });
     mkdirSync(join(home, 'storage'), { recursive: true });
   }
+  try {
+    return await startOn(home, marker, publishing !== undefined, progress);
+  } finally {
+    publishing?.release();
+  }
+}
+
+async function startOn(home: string, marker: string, publish: boolean, progress: (message: string) => void): Promise<LocalRegistry> {
   writeFileSync(join(home, 'config.yaml'), CONFIG);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
@@ -53,13 +70,13 @@ export async function startLocalRegistry(progress: (message: string) => void = (
     command: process.execPath,
     args: [join(WORKSPACE_ROOT, 'node_modules', 'verdaccio', 'bin', 'verdaccio'), '--config', join(home, 'config.yaml'), '--listen', `127.0.0.1:${port}`],
     cwd: home,
-    logFile: join(home, 'verdaccio.log'),
+    logFile: join(home, `verdaccio-${process.pid}.log`),
   });
   await verdaccio.start();
   try {
     await waitForPing(url, verdaccio);
     let published: string[];
-    if (reuse) {
+    if (!publish) {
       published = JSON.parse(readFileSync(marker, 'utf8')) as string[];
       progress(`registry ${url} on the storage of an earlier publish (${published.length} packages)`);
     } else {
@@ -75,10 +92,61 @@ export async function startLocalRegistry(progress: (message: string) => void = (
   }
 }
 
+/** How long a jest waits for another one's publish of the same build: the publish's own limit, and then some. */
+const PUBLISH_WAIT_MS = 360_000;
+
+/**
+ * The right to publish this build, or `undefined` once another process has published it. Two
+ * publishes of one workspace at once would share pnpm's tarballs in the package folders and one
+ * storage, so the lock file (created exclusively, holding its owner's pid) lets one through; the
+ * others wait for its marker. A lock whose owner died is taken over.
+ */
+async function publishLockOrMarker(builds: string, home: string, marker: string): Promise<{ release(): void } | undefined> {
+  mkdirSync(builds, { recursive: true });
+  const lock = `${home}.lock`;
+  const deadline = Date.now() + PUBLISH_WAIT_MS;
+  for (;;) {
+    if (existsSync(marker)) return undefined;
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      return { release: () => rmSync(lock, { force: true }) };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const owner = lockOwner(lock);
+    if (owner !== undefined && !alive(owner)) rmSync(lock, { force: true });
+    if (Date.now() > deadline) {
+      throw new Error(`process ${owner ?? '(unknown)'} has held ${lock} for over ${PUBLISH_WAIT_MS / 1000} s without publishing; if no test is running, delete it and run again`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** The pid in a lock file; undefined while its owner is still writing it, or once it is gone. */
+function lockOwner(lock: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(lock, 'utf8'));
+    return pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
  * The environment for npm and node in an application folder: nothing of the workspace's npm run,
  * pnpm or NODE_PATH leaks in. Those keys are present with `undefined`, which child_process drops,
- * so it also works where it is merged over `process.env` (ManagedProcess).
+ * so it also works where it is merged over `process.env` (ManagedProcess). The Node running the
+ * tests comes first on PATH, so npm, `npx sas` and the services they start run on the version
+ * under test (scripts/run.mjs picks it), not on whatever `node` the machine has.
  */
 export function applicationEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -86,7 +154,10 @@ export function applicationEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv
     env[key] = /^(npm_|pnpm_|NODE_PATH$|INIT_CWD$)/i.test(key) ? undefined : value;
   }
   // npm run puts the workspace's node_modules/.bin first on PATH; an application has none of it.
-  env['PATH'] = (env['PATH'] ?? '').split(':').filter((dir) => !dir.includes('node_modules')).join(':');
+  // The supported Node binaries are installed under node_modules too (node_modules/node24/bin holds
+  // only `node`): dropping every such folder sent the applications to the machine's Node 20.
+  const others = (env['PATH'] ?? '').split(':').filter((dir) => !dir.includes('node_modules'));
+  env['PATH'] = [dirname(process.execPath), ...others].join(':');
   return { ...env, ...extra };
 }
 

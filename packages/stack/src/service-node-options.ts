@@ -10,10 +10,20 @@
 export const SERVICE_HEAP_LIMIT_MB = 256;
 
 /**
- * NODE_OPTIONS for a service process: the heap limit first, then whatever the caller gives, so a
+ * The largest V8 semi-space every service runs with, in MB (decision 126): Node 22's default on
+ * x64. Node 24 (V8 13) defaults to 64 MB, which makes the young generation (two semi-spaces and a
+ * new large-object space of the same size) 192 MB instead of 48, so the whole heap could reach
+ * 448 MB under the same old-space limit: over the 384 Mi container limit, and not the heap whose
+ * peaks decision 58 measured.
+ * @default 16
+ */
+export const SERVICE_SEMI_SPACE_MB = 16;
+
+/**
+ * NODE_OPTIONS for a service process: the heap limits first, then whatever the caller gives, so a
  * limit of its own wins (V8 takes the last one).
  */
 export function serviceNodeOptions(given: string | undefined): string {
-  const own = `--max-old-space-size=${SERVICE_HEAP_LIMIT_MB}`;
+  const own = `--max-old-space-size=${SERVICE_HEAP_LIMIT_MB} --max-semi-space-size=${SERVICE_SEMI_SPACE_MB}`;
   return given?.trim() ? `${own} ${given.trim()}` : own;
 }

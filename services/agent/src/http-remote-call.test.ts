@@ -244,11 +244,13 @@ describe.each(CLIENTS)('createHttpRemoteCall with the remote-sim mapping over %s
       ]);
       server = remote.server;
 
-      const failure = await remoteSim(remote.url, { timeoutMs: 100 })(on(request, new AbortController().signal)).catch((e: unknown) => e);
+      // The headers must come within the timeout for the body to be the part that stalls: 100 ms was missed
+      // under load (CI's two lanes, decision 126); the body never comes, so a longer timeout tests the same.
+      const failure = await remoteSim(remote.url, { timeoutMs: 1000 })(on(request, new AbortController().signal)).catch((e: unknown) => e);
 
       expect(failure).toBeInstanceOf(TransientError);
       expect((failure as Error).message).toBe(
-        'payment/charge answered 200 but its body did not arrive within 100 ms; ' +
+        'payment/charge answered 200 but its body did not arrive within 1000 ms; ' +
           'the outcome is unknown, so the call is retried under the same Idempotency-Key, where the remote replays it',
       );
     });
