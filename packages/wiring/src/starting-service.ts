@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 /** Connections a service opened while starting, which must be up before it reports ready. */
 export interface StartingConnections {
   /** What `/readyz` asks of them (`ProcessService.connectionsReady`). */
@@ -11,24 +9,44 @@ export interface StartingConnections {
 /** Where a main being started records its connections (see {@link startService}). */
 const STARTING_KEY = Symbol.for('@sas/wiring.starting-service');
 
-// A global, not a module variable: a service that resolved its own copy of this package records here too.
-function storage(): AsyncLocalStorage<StartingConnections[]> {
-  const global = globalThis as { [STARTING_KEY]?: AsyncLocalStorage<StartingConnections[]> };
-  return (global[STARTING_KEY] ??= new AsyncLocalStorage());
+/**
+ * The connections of the service being started, if one is: a process-wide slot, not an
+ * `AsyncLocalStorage`. Entering an `AsyncLocalStorage` context around a service's main turns on
+ * Node 22's async hooks for every promise the service ever makes, and cost the services 10-20% of
+ * their CPU per order (decision 132). A slot suffices because services start one at a time: alone
+ * in their process, or one after the other in the shared core (`runSharedProcess` awaits each).
+ * A global, not a module variable: a service that resolved its own copy of this package records here too.
+ */
+function slot(): { current: StartingConnections[] | undefined } {
+  const global = globalThis as { [STARTING_KEY]?: { current: StartingConnections[] | undefined } };
+  return (global[STARTING_KEY] ??= { current: undefined });
 }
 
 /**
- * Runs a service's main and collects the connections it opens ({@link recordConnections}), so
- * the launcher can hold its ready line until they are up. The mains return only their closables
- * and ready line; the connections are recorded through the async context instead, so the mains
- * need not change (and a main that opens none is ready at once).
+ * Runs a service's main and collects the connections it opens ({@link recordConnections}) until
+ * its main settles, so the launcher can hold its ready line until they are up. The mains return
+ * only their closables and ready line; the connections are recorded on the side, so the mains
+ * need not change (and a main that opens none is ready at once). One service starts at a time.
  */
 export function startService<T>(main: () => Promise<T>): { result: Promise<T>; connections: readonly StartingConnections[] } {
   const connections: StartingConnections[] = [];
-  return { result: storage().run(connections, main), connections };
+  const starting = slot();
+  if (starting.current) throw new Error('startService: another service is still starting in this process; start services one after the other');
+  starting.current = connections;
+  const end = (): void => {
+    if (starting.current === connections) starting.current = undefined;
+  };
+  let result: Promise<T>;
+  try {
+    result = main();
+  } catch (e) {
+    end();
+    throw e;
+  }
+  return { result: result.finally(end), connections };
 }
 
 /** Records connections of the service being started; nothing outside {@link startService} (a test's own `openProcessService`). */
 export function recordConnections(connections: StartingConnections): void {
-  storage().getStore()?.push(connections);
+  slot().current?.push(connections);
 }
