@@ -140,7 +140,16 @@ describe('how failures are handled (real processes, private Redis)', () => {
     it('changes nothing and logs it', async () => {
       const [id] = newIds(1, 'stale') as [string];
       await fx.submit([fx.order(id, { workflow: 'fast-fulfilment' })]);
-      const [before] = await fx.waitForStates([id], ['Processed'], 30_000);
+      await fx.waitForStates([id], ['Processed'], 30_000);
+      // The snapshot is taken once the finished process's outbox is delivered too: until then its
+      // scheduler still clears it, a change that has nothing to do with the stale reply below.
+      const before = await fx.stack.waitFor(
+        async () => {
+          const [doc] = await fx.processes({ orderId: id });
+          return doc && doc.outboxSince === null ? doc : null;
+        },
+        { timeoutMs: 30_000, description: 'the finished process\'s outbox to be delivered' },
+      );
       const replies = fx.queue(QueueNames.schedulerReplies);
       await replies.add('reply', {
         schemaVersion: SCHEMA_VERSION,
