@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { silentLog, type LogFn } from './log-fn';
-import { ManagedProcess } from './managed-process';
+import { ManagedProcess, type ManagedProcessOptions } from './managed-process';
 import type { MongoTarget } from './mongo-target';
 import { findWorkspaceRoot } from './workspace-root';
 
@@ -18,6 +18,25 @@ export interface EmbeddedMongoOptions {
   log?: LogFn;
   /** Why the embedded server was chosen (kept on the returned target). @default 'requested' */
   reason?: string;
+  /**
+   * Passed as `--data-dir`: the server keeps its state in this folder (SQLite in WAL mode) and a
+   * restart on it finds every acknowledged write. @default none: in memory, gone when it stops
+   */
+  dataDir?: string;
+  /** Passed as `--port`; a fixed port lets {@link EmbeddedMongoTarget.restart} come back at the same URL. @default 0 (any free port) */
+  port?: number;
+  /** Its own process group, so a terminal's Ctrl-C reaches only the launcher (`sas up` stops it last). @default false */
+  ownProcessGroup?: boolean;
+  /** Told of every exit of the server's process. */
+  onExit?: ManagedProcessOptions['onExit'];
+}
+
+/** The embedded server as {@link startEmbeddedMongo} started it: a {@link MongoTarget} that can be restarted. */
+export interface EmbeddedMongoTarget extends MongoTarget {
+  /** The server's process (its pid, its output, how it exited). */
+  readonly process: ManagedProcess;
+  /** Starts the server again (same port, same data folder) and waits for its `listening` line. */
+  restart(): Promise<void>;
 }
 
 /** The line the embedded CLI prints on stdout once it accepts connections. */
@@ -64,9 +83,10 @@ function embeddedMongoPackageDir(): string {
  * service reaches it over TCP exactly as it would a real `mongod`, and it survives the crash of
  * any service. Resolves once the CLI prints its `listening` JSON line.
  */
-export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Promise<MongoTarget> {
+export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Promise<EmbeddedMongoTarget> {
   const cliPath = options.cliPath ?? locateEmbeddedMongoCli();
-  const args = [cliPath, '--port', '0'];
+  const args = [cliPath, '--port', String(options.port ?? 0)];
+  if (options.dataDir !== undefined) args.push('--data-dir', options.dataDir);
   if (options.ttlIntervalMs !== undefined) args.push('--ttl-interval-ms', String(options.ttlIntervalMs));
   if (options.replicaSet !== undefined) args.push('--repl-set', options.replicaSet);
   const child = new ManagedProcess({
@@ -75,24 +95,34 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Pr
     args,
     log: options.log ?? silentLog,
     maxLines: 500,
+    ownProcessGroup: options.ownProcessGroup,
+    onExit: options.onExit,
   });
-  await child.start();
   const timeoutMs = options.readyTimeoutMs ?? 30_000;
-  let url: string;
-  try {
-    const line = await child.waitForLine((l) => isListeningLine(l.json), timeoutMs, 'the "listening" line');
-    if (!isListeningLine(line.json)) throw new Error('unreachable: the predicate checked the listening line');
-    url = line.json.url;
-  } catch (error) {
-    await child.stop(2000);
-    throw new Error(`MongoDB: the embedded server (${cliPath}) did not start: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
+  const startAndListen = async (): Promise<string> => {
+    await child.start();
+    try {
+      const line = await child.waitForLine((l) => isListeningLine(l.json), timeoutMs, 'the "listening" line');
+      if (!isListeningLine(line.json)) throw new Error('unreachable: the predicate checked the listening line');
+      return line.json.url;
+    } catch (error) {
+      await child.stop(2000);
+      throw new Error(`MongoDB: the embedded server (${cliPath}) did not start: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  };
+  const url = await startAndListen();
   return {
     url,
     kind: 'embedded',
     reason: options.reason ?? 'requested',
-    stop: () => child.stop(5000),
+    process: child,
+    // Stores stop last and get longer than a service: the server commits what it holds before it exits.
+    stop: () => child.stop(10_000),
+    restart: async () => {
+      await child.stop(5000);
+      await startAndListen();
+    },
   };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { LogFn } from './log-fn';
+import type { ManagedProcessOptions } from './managed-process';
 import { ServiceProcess } from './service-process';
 import { READY_MESSAGES, type ServiceRole, type SystemTopology } from './system-topology';
 import { serviceScript } from './workspace-root';
@@ -29,6 +30,13 @@ export interface LocalSystemOptions {
   log?: LogFn;
   /** Per-process readiness deadline. @default 30000 */
   readyTimeoutMs?: number;
+  /** Told of every exit of every process (`sas up` restarts the ones that crashed). */
+  onExit?: ManagedProcessOptions['onExit'];
+  /**
+   * Each process in a process group of its own, so a terminal's Ctrl-C reaches only the launcher,
+   * which stops the services in order. @default false (tests signal processes one by one)
+   */
+  ownProcessGroups?: boolean;
 }
 
 /**
@@ -67,7 +75,8 @@ export class LocalSystem {
   private async startAll(): Promise<void> {
     const t = this.options.topology ?? {};
     if (this.options.remoteSim ?? true) {
-      const sim = await this.spawn('remote-sim', { PORT: '0' });
+      // A fixed PORT in roleEnv keeps the URL the agents were given across a restart of remote-sim.
+      const sim = await this.spawn('remote-sim', { PORT: this.options.roleEnv?.['remote-sim']?.['PORT'] ?? '0' });
       const listening = await sim.waitForLine((l) => l.json?.['msg'] === 'listening', 5000, 'remote-sim listening');
       this.remoteSimUrl = String(listening.json?.['url'] ?? `http://127.0.0.1:${String(listening.json?.['port'])}`);
     }
@@ -106,12 +115,24 @@ export class LocalSystem {
       },
       logFile: this.options.logDir ? join(this.options.logDir, `${name}.log`) : undefined,
       log: this.options.log,
+      onExit: this.options.onExit,
+      ownProcessGroup: this.options.ownProcessGroups,
     });
     this.processes.push(proc);
-    await proc.start();
-    const ready = READY_MESSAGES[base] ?? 'ready';
-    await proc.waitForLine((l) => l.json?.['msg'] === ready, this.options.readyTimeoutMs ?? 30_000, `${name} to log '${ready}'`);
+    await this.startAndWait(proc);
     return proc;
+  }
+
+  /** Starts a process of this system that is not running (one that crashed) again, and waits until it is serving. */
+  async restart(proc: ServiceProcess): Promise<void> {
+    if (!this.processes.includes(proc)) throw new Error(`${proc.name} is not a process of this system`);
+    await this.startAndWait(proc);
+  }
+
+  private async startAndWait(proc: ServiceProcess): Promise<void> {
+    await proc.start();
+    const ready = READY_MESSAGES[proc.name.replace(/-\d+$/, '').replace(/^agent-.*$/, 'agent')] ?? 'ready';
+    await proc.waitForLine((l) => l.json?.['msg'] === ready, this.options.readyTimeoutMs ?? 30_000, `${proc.name} to log '${ready}'`);
   }
 
   private scriptOf(role: string): string {

@@ -26,6 +26,11 @@ export interface ManagedProcessOptions {
    * where it would at a terminal. @default false
    */
   ownProcessGroup?: boolean;
+  /**
+   * Told of every exit, after it is recorded: how a supervisor (`sas up`) learns that a child died
+   * without polling. `expected` is false for a crash (no `stop()`/`kill()` was asked).
+   */
+  onExit?: (record: ExitRecord, process: ManagedProcess) => void;
 }
 
 /** How one run of the process ended. */
@@ -262,6 +267,7 @@ export class ManagedProcess {
       });
     }
     this.waiters.failRun(run, `the process exited (code ${String(code)}, signal ${String(signal)})`);
+    this.options.onExit?.(record, this);
     return record;
   }
 

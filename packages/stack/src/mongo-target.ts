@@ -5,6 +5,8 @@
  */
 export type MongoKind = 'external' | 'memory-server' | 'embedded';
 
+import type { ManagedProcess } from './managed-process';
+
 /** A MongoDB every service of a run can reach over TCP, and how to release it. */
 export interface MongoTarget {
   /** Connection string to hand to services as MONGO_URL. */
@@ -14,4 +16,8 @@ export interface MongoTarget {
   readonly reason: string;
   /** Stops the server if this run started it; a no-op for `external`. Never throws on a dead server. */
   stop(): Promise<void>;
+  /** The server's process, when this run started it as a child it can restart (the embedded server). */
+  readonly process?: ManagedProcess;
+  /** Starts that process again at the same URL (and data folder) and waits until it listens. */
+  restart?(): Promise<void>;
 }

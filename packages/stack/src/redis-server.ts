@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLog, type LogFn } from './log-fn';
-import { ManagedProcess } from './managed-process';
+import { ManagedProcess, type ManagedProcessOptions } from './managed-process';
 import { pingRedis } from './ping-redis';
 import { rawRedisCommand } from './raw-redis-command';
 
@@ -19,6 +19,10 @@ export interface RedisServerOptions {
   readyTimeoutMs?: number;
   /** More `redis-server` arguments, e.g. a cluster node's (see `startRedisCluster`). @default none */
   extraArgs?: readonly string[];
+  /** Its own process group, so a terminal's Ctrl-C reaches only the launcher (`sas up` stops Redis last). @default false */
+  ownProcessGroup?: boolean;
+  /** Told of every exit of the server's process. */
+  onExit?: ManagedProcessOptions['onExit'];
 }
 
 /** A private `redis-server` started by {@link startRedis}. */
@@ -30,6 +34,8 @@ export interface RedisServer {
   readonly pid: number | undefined;
   /** The working directory the server runs in. */
   readonly dir: string;
+  /** The server's process (its output, how it exited). */
+  readonly process: ManagedProcess;
   /** SIGTERM, then SIGKILL after a grace period; removes the temporary directory it created. */
   stop(): Promise<void>;
   /** Sends `signal` (default SIGKILL, a crash) and waits for the exit. */
@@ -48,7 +54,7 @@ export const REDIS_NOT_FOUND_MESSAGE =
  */
 export class RedisServerProcess implements RedisServer {
   readonly url: string;
-  private readonly process: ManagedProcess;
+  readonly process: ManagedProcess;
   private readonly ownsDir: boolean;
 
   constructor(
@@ -67,6 +73,8 @@ export class RedisServerProcess implements RedisServer {
       args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir, ...(options.extraArgs ?? [])],
       log: options.log ?? silentLog,
       maxLines: 200,
+      ownProcessGroup: options.ownProcessGroup,
+      onExit: options.onExit,
     });
   }
 

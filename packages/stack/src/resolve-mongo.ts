@@ -1,4 +1,4 @@
-import { startEmbeddedMongo } from './embedded-mongo';
+import { startEmbeddedMongo, type EmbeddedMongoOptions } from './embedded-mongo';
 import { findOnPath } from './find-on-path';
 import { silentLog, type LogFn } from './log-fn';
 import { startMemoryServerMongo } from './memory-server-mongo';
@@ -15,6 +15,13 @@ export interface ResolveMongoOptions {
   replicaSet?: string;
   /** Embedded CLI to run instead of `@sas/embedded-mongo`'s (tests of this package use a fake one). */
   embeddedCliPath?: string;
+  /** How the embedded server runs, when it is the one picked: its data folder, port, process group, exit hook. */
+  embedded?: Pick<EmbeddedMongoOptions, 'dataDir' | 'port' | 'ownProcessGroup' | 'onExit'>;
+  /**
+   * Skip a `mongod` found on PATH: a durable `sas up` runs the embedded server on its data folder,
+   * which it restarts itself; a team's own MongoDB comes through MONGO_URL. @default false
+   */
+  skipMemoryServer?: boolean;
 }
 
 /**
@@ -38,7 +45,7 @@ export async function resolveMongo(options: ResolveMongoOptions = {}): Promise<M
     return { url: external, kind: 'external', reason, stop: () => Promise.resolve() };
   }
   const systemBinary = env.MONGOMS_SYSTEM_BINARY;
-  const binary = systemBinary !== undefined && systemBinary !== '' ? systemBinary : findOnPath('mongod', env);
+  const binary = options.skipMemoryServer === true ? undefined : systemBinary !== undefined && systemBinary !== '' ? systemBinary : findOnPath('mongod', env);
   if (binary !== undefined) {
     const reason =
       binary === systemBinary
@@ -52,7 +59,7 @@ export async function resolveMongo(options: ResolveMongoOptions = {}): Promise<M
     log('MongoDB: mongod ready', { url: target.url });
     return target;
   }
-  const reason = 'no MONGO_URL, no mongod binary';
+  const reason = options.skipMemoryServer === true ? 'no MONGO_URL; kept in the data folder' : 'no MONGO_URL, no mongod binary';
   log(`MongoDB: embedded server (${reason})`, { kind: 'embedded' });
   const target = await startEmbeddedMongo({
     cliPath: options.embeddedCliPath,
@@ -60,6 +67,7 @@ export async function resolveMongo(options: ResolveMongoOptions = {}): Promise<M
     replicaSet: options.replicaSet,
     log,
     reason,
+    ...options.embedded,
   });
   log('MongoDB: embedded server ready', { url: target.url });
   return target;

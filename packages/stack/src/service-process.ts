@@ -1,5 +1,5 @@
 import type { LogFn } from './log-fn';
-import { ManagedProcess } from './managed-process';
+import { ManagedProcess, type ManagedProcessOptions } from './managed-process';
 import { serviceNodeOptions } from './service-node-options';
 
 /** Options of {@link ServiceProcess}. */
@@ -17,6 +17,13 @@ export interface ServiceProcessOptions {
   logFile?: string;
   /** Told about unexpected exits. */
   log?: LogFn;
+  /** Told of every exit (see {@link ManagedProcessOptions.onExit}). */
+  onExit?: ManagedProcessOptions['onExit'];
+  /**
+   * Its own process group, so a terminal's Ctrl-C reaches only the launcher, which then stops its
+   * services in order (`sas up`). @default false
+   */
+  ownProcessGroup?: boolean;
 }
 
 /**
@@ -46,6 +53,8 @@ export class ServiceProcess extends ManagedProcess {
       env: { ...options.env, NODE_OPTIONS: serviceNodeOptions(options.env?.['NODE_OPTIONS'] ?? process.env['NODE_OPTIONS']) },
       logFile: options.logFile,
       log: options.log,
+      onExit: options.onExit,
+      ownProcessGroup: options.ownProcessGroup,
     });
     this.script = options.script;
   }

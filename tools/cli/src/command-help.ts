@@ -150,6 +150,30 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     env: `${STORE}; JOBS_RETENTION_MS`,
     example: 'sas jobs list --all',
   },
+  up: {
+    usage: [
+      'sas up [--workflows FILE] [--agent NAME=MAPPING.json ...] [--agent-env NAME:KEY=VALUE ...]',
+      'sas up ... [--schedulers N] [--supervisors N] [--data-dir DIR | --in-memory] [--log-dir DIR] [--dashboard-port N] [--separate-processes]',
+    ],
+    summary:
+      'Run sas locally on your workflows: submission, schedulers, supervisors, the dashboard and one HTTP agent per --agent, on a private Redis (append-only) and the embedded MongoDB (on disk) unless REDIS_URL / MONGO_URL name your own. ' +
+      'Its state lives in a data folder: a restart on the same folder resumes every order and job. A process that dies is restarted (with back-off; 5 deaths in 60 s stop sas up), the others keep running. ' +
+      'Ctrl-C stops the roles and agents first, then the dashboard, then MongoDB and Redis; a second Ctrl-C kills everything at once.',
+    options: [
+      ['--workflows FILE', 'your workflows (JSON), checked before anything starts; without it, the built-in workflows'],
+      ['--agent NAME=MAPPING.json', 'one HTTP agent serving NAME, calling out as the mapping says (checked before anything starts); repeat for more'],
+      ['--agent-env NAME:KEY=VALUE', "an environment variable for that agent alone, e.g. payout:CONCURRENCY=4; repeat for more"],
+      ['--schedulers N', 'schedulers, 1 to 16 (default 1)'],
+      ['--supervisors N', 'supervisors, 1 to 16 (default 1)'],
+      ['--data-dir DIR', "where Redis's append-only file, the embedded MongoDB's file and the logs are kept (default ./.sas); one sas up per folder"],
+      ['--in-memory', 'keep nothing: Redis without persistence, the embedded MongoDB in memory (a throw-away run, as the demo)'],
+      ['--log-dir DIR', "one log file per service (default: the data folder's logs/, or a temporary folder with --in-memory)"],
+      ['--dashboard-port N', 'the dashboard\'s port (default: the last run\'s on this data folder, else any free one)'],
+      ['--separate-processes', 'every role its own process, as in production (default: submission, a scheduler and a supervisor share core-1)'],
+    ],
+    env: 'REDIS_URL, MONGO_URL (optional: your own servers, left running when sas up stops), MONGO_DB, QUEUE_PREFIX (default sas), LOG_LEVEL',
+    example: 'sas up --workflows ./workflows.json --agent payout=./payout-mapping.json --agent-env payout:CONCURRENCY=4',
+  },
   workflows: {
     usage: ['sas workflows check FILE', 'sas workflows check [FILE] --live'],
     summary: 'Validate a WORKFLOWS_FILE as the services load it, without a running system: each bad field with its path (unknown keys included, with the key meant, and input schemas that do not compile), or one line per workflow. With --live, also each step operation and compensation that no live agent serves (exit 1 with the list).',

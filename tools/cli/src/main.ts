@@ -90,6 +90,9 @@ async function main(argv: string[]): Promise<number> {
       'log-dir': { type: 'string' },
       'dashboard-port': { type: 'string' },
       'separate-processes': { type: 'boolean', default: false },
+      'data-dir': { type: 'string' },
+      'in-memory': { type: 'boolean', default: false },
+      'agent-env': { type: 'string', multiple: true },
     },
   });
   const [command, target] = positionals;
@@ -105,12 +108,12 @@ async function main(argv: string[]): Promise<number> {
   const env = cliEnv(process.env);
   switch (command) {
     case 'up': {
-      const signal = new Promise<string>((resolve) => {
-        process.once('SIGINT', () => resolve('SIGINT'));
-        process.once('SIGTERM', () => resolve('SIGTERM'));
-      });
+      const onSignal = (listener: (signal: string) => void): void => {
+        process.on('SIGINT', () => listener('SIGINT'));
+        process.on('SIGTERM', () => listener('SIGTERM'));
+      };
       const live = process.stdout.isTTY ? (line: string) => process.stdout.write(`\r${line}\x1b[K`) : undefined;
-      return runUp(parseUpOptions(values), { out: (l) => console.log(l), err: (l) => console.error(l), live }, signal);
+      return runUp(parseUpOptions(values), { out: (l) => console.log(l), err: (l) => console.error(l), live }, onSignal);
     }
     case 'demo': {
       const orders = Number(values.orders);

@@ -1,19 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readMappingFile } from '@sas/http-agent';
-import { LocalSystem, resolveMongo, startRedis, type LogFn, type MongoTarget, type RedisServer } from '@sas/stack';
+import { LocalSystem, freePort, resolveMongo, startRedis, type ExitRecord, type LogFn, type ManagedProcess, type MongoTarget, type RedisServer } from '@sas/stack';
 import { workflowAgents, type WorkflowDefinition } from '@sas/workflow';
 import { checkWorkflows } from '../check-workflows';
+import type { DataDir, RecordedChild } from './data-dir';
 import { coreScript, roleScript } from './role-scripts';
 import type { UpAgent } from './up-options';
+
+/** Told of every exit of every process `startUp` started, with how to start that one again. */
+export type UpExitHook = (record: ExitRecord, proc: ManagedProcess, restart: () => Promise<void>) => void;
 
 /** Options of {@link startUp}. */
 export interface StartUpOptions {
   /** Checked before anything starts; given to submission, schedulers and supervisors as WORKFLOWS_FILE. */
   workflowsFile?: string;
-  /** One HTTP agent each, with its mapping (checked before anything starts). */
+  /** One HTTP agent each, with its mapping (checked before anything starts) and its own environment. */
   agents: readonly UpAgent[];
   /** The demo: remote-sim and the built-in agents (inventory, payment, shipping) calling it. */
   builtInAgents?: boolean;
@@ -26,15 +31,37 @@ export interface StartUpOptions {
    * @default false: every service its own process, as in production
    */
   sharedCore?: boolean;
+  /** 0: the port of the last run on the data folder when it is free, else any free one. */
   dashboardPort: number;
-  /** Where the logs go; a new folder under the temp dir when not given. */
+  /** Where the logs go. @default the data folder's `logs/`, else a new folder under the temp dir */
   logDir?: string;
+  /**
+   * The data folder (opened, and so locked, by the caller): the private Redis runs append-only in
+   * it, the embedded MongoDB keeps its file in it. @default none: a throw-away run, all in memory
+   */
+  dataDir?: DataDir;
   /** MONGO_DB and QUEUE_PREFIX, unless the environment sets them. */
   name: string;
   /** Progress lines and unexpected exits of services (`<name> exited unexpectedly`, with its last lines). */
   log: LogFn;
+  /**
+   * Every process (services, the private Redis, the embedded MongoDB) in a process group of its
+   * own and its exits reported here, so that `sas up` restarts what dies and alone decides the
+   * order things stop in. @default none: the processes share the caller's group
+   */
+  onExit?: UpExitHook;
   /** Where REDIS_URL, MONGO_URL, MONGO_DB and QUEUE_PREFIX are read. @default process.env */
   env?: NodeJS.ProcessEnv;
+}
+
+/** A process `startUp` started, for the console, the data folder's record and the order of stopping. */
+export interface UpChild {
+  name: string;
+  process: ManagedProcess;
+  /** Stopped in this order: 0 the roles and agents, 1 the dashboard and remote-sim, 2 MongoDB, 3 Redis. */
+  tier: number;
+  /** Its log file, when it has one of its own. */
+  logFile?: string;
 }
 
 /** A running system that {@link startUp} started; `stop()` ends every process it started. */
@@ -49,7 +76,14 @@ export interface UpSystem {
   loginUrl: string;
   dashboardUrl: string;
   system: LocalSystem;
+  /** Every process started, services first, the stores last. */
+  children(): UpChild[];
+  /** The running children as the data folder records them. */
+  recordable(): Omit<RecordedChild, 'cmdline'>[];
+  /** Stops in dependency order: the roles and agents (each its graceful shutdown), the dashboard and remote-sim, MongoDB, Redis. */
   stop(): Promise<void>;
+  /** Kills every process at once (SIGKILL): a second Ctrl-C. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -62,31 +96,70 @@ export class UpRefused extends Error {
   }
 }
 
+/** How long a role gets to finish its shutdown (its own bound is 10 s) before SIGKILL. */
+const ROLE_GRACE_MS = 15_000;
+
 /**
  * `sas up` and the demo: checks the workflows and mapping files, then starts Redis (REDIS_URL, else
- * a private redis-server), MongoDB (MONGO_URL, else as {@link resolveMongo} finds one), and every
- * service as its own process from the installed service packages (or, with `sharedCore`, the core
- * roles together in one), waiting for each one's ready line.
+ * a private redis-server, append-only in the data folder), MongoDB (MONGO_URL, else as
+ * {@link resolveMongo} finds one; on the data folder the embedded server keeps its file there), and
+ * every service as its own process from the installed service packages (or, with `sharedCore`, the
+ * core roles together in one), waiting for each one's ready line.
  */
 export async function startUp(options: StartUpOptions): Promise<UpSystem> {
   const env = options.env ?? process.env;
   const workflowsFile = options.workflowsFile === undefined ? undefined : resolve(options.workflowsFile);
   const declared = checkFiles(workflowsFile, options.agents);
-  const logDir = options.logDir ?? join(tmpdir(), 'sas-up', `${options.name}-${randomBytes(3).toString('hex')}`);
+  const data = options.dataDir;
+  const logDir = options.logDir ?? data?.logDir ?? join(tmpdir(), 'sas-up', `${options.name}-${randomBytes(3).toString('hex')}`);
   mkdirSync(logDir, { recursive: true });
+  const hook = options.onExit;
+  // The same ports as the last run on this folder where they are free: an application's REDIS_URL and a bookmarked dashboard keep working.
+  const before = data?.previous?.ports ?? {};
 
   let redis: RedisServer | undefined;
   let mongo: MongoTarget | undefined;
   let system: LocalSystem | undefined;
+  let resolveSystem: (s: LocalSystem) => void = () => undefined;
+  const systemStarted = new Promise<LocalSystem>((r) => (resolveSystem = r));
+  const children = (): UpChild[] => [
+    ...(system?.all ?? []).map((p) => ({ name: p.name, process: p as ManagedProcess, tier: /^(dashboard|remote-sim)-/.test(p.name) ? 1 : 0, logFile: join(logDir, `${p.name}.log`) })),
+    ...(mongo?.process ? [{ name: mongo.process.name, process: mongo.process, tier: 2 }] : []),
+    ...(redis ? [{ name: redis.process.name, process: redis.process, tier: 3 }] : []),
+  ];
   const stop = async (): Promise<void> => {
+    const all = children();
+    for (const tier of [0, 1]) await Promise.allSettled(all.filter((c) => c.tier === tier).map((c) => c.process.stop(ROLE_GRACE_MS)));
     await system?.stop();
     await mongo?.stop();
     await redis?.stop();
   };
   try {
     const given = env['REDIS_URL'];
-    const redisUrl = given !== undefined && given !== '' ? given : (redis = await startRedis({ log: options.log })).url;
-    mongo = await resolveMongo({ log: options.log, env });
+    let redisUrl: string;
+    if (given !== undefined && given !== '') redisUrl = given;
+    else {
+      redis = await startRedis({
+        log: options.log,
+        ...(data && { dir: data.redisDir, appendOnly: true }),
+        ...((data || hook) && { port: await reusablePort(before.redis) }),
+        ...(hook && { ownProcessGroup: true, onExit: (record, proc) => hook(record, proc, () => (redis as RedisServer).restart()) }),
+      });
+      redisUrl = redis.url;
+    }
+    // A process sas up restarts must come back at the URL the others were given: fixed ports.
+    const fixed = data !== undefined || hook !== undefined;
+    const mongoPort = fixed && (env['MONGO_URL'] ?? '') === '' ? await reusablePort(before.mongo) : undefined;
+    mongo = await resolveMongo({
+      log: options.log,
+      env,
+      skipMemoryServer: data !== undefined,
+      embedded: {
+        ...(data && { dataDir: data.mongoDir }),
+        ...(mongoPort !== undefined && { port: mongoPort }),
+        ...(hook && { ownProcessGroup: true, onExit: (record, proc) => hook(record, proc, () => restartOf(mongo)) }),
+      },
+    });
     const serviceEnv = {
       REDIS_URL: redisUrl,
       MONGO_URL: mongo.url,
@@ -95,14 +168,17 @@ export async function startUp(options: StartUpOptions): Promise<UpSystem> {
     };
     const agentNames = [...new Set([...(options.builtInAgents ? ['inventory', 'payment', 'shipping'] : []), ...options.agents.map((a) => a.name), ...declared])];
     const core = workflowsFile ? { WORKFLOWS_FILE: workflowsFile } : {};
+    const dashboardPort = options.dashboardPort !== 0 ? options.dashboardPort : fixed ? await reusablePort(before.dashboard) : 0;
+    const remoteSimPort = options.builtInAgents && fixed ? await reusablePort(before.remoteSim) : 0;
     const roleEnv: Record<string, NodeJS.ProcessEnv> = {
       submission: core,
       scheduler: core,
       supervisor: core,
       core,
-      dashboard: { PORT: String(options.dashboardPort), ...(agentNames.length > 0 ? { AGENTS: agentNames.join(',') } : {}) },
+      dashboard: { PORT: String(dashboardPort), ...(agentNames.length > 0 ? { AGENTS: agentNames.join(',') } : {}) },
+      'remote-sim': { PORT: String(remoteSimPort) },
     };
-    for (const agent of options.agents) roleEnv[`agent-${agent.name}`] = { AGENT_MAPPING_FILE: resolve(agent.mappingFile) };
+    for (const agent of options.agents) roleEnv[`agent-${agent.name}`] = { AGENT_MAPPING_FILE: resolve(agent.mappingFile), ...agent.env };
     const shared = options.sharedCore ?? false;
     const agents: Record<string, number> = {};
     const builtIn = options.builtInAgents ? ['inventory', 'payment', 'shipping'] : [];
@@ -121,19 +197,66 @@ export async function startUp(options: StartUpOptions): Promise<UpSystem> {
       roleEnv,
       logDir,
       log: options.log,
+      ...(hook && {
+        ownProcessGroups: true,
+        onExit: (record, proc) => hook(record, proc, async () => (await systemStarted).restart(proc as Parameters<LocalSystem['restart']>[0])),
+      }),
     });
+    resolveSystem(system);
     if (shared) {
       await system.spawn('core');
       await system.spawn('dashboard');
     }
     const dashboardUrl = dashboardUrlOf(system);
     const loginUrl = system.dashboardToken ? `${dashboardUrl}/login?token=${system.dashboardToken}` : `${dashboardUrl}/`;
-    const redisKind = redis ? 'a private redis-server, gone when sas up stops' : 'REDIS_URL';
-    return { env: serviceEnv, redisKind, mongo, logDir, loginUrl, dashboardUrl, system, stop };
+    const redisKind = redis ? (data ? `a private redis-server, append-only in ${data.redisDir}` : 'a private redis-server, gone when sas up stops') : 'REDIS_URL';
+    data?.recordPorts({
+      ...(redis && { redis: redis.port }),
+      ...(mongoPort !== undefined && { mongo: mongoPort }),
+      dashboard: Number(new URL(dashboardUrl).port) || dashboardPort,
+      ...(system.remoteSimUrl !== '' && { remoteSim: Number(new URL(system.remoteSimUrl).port) }),
+    });
+    const up: UpSystem = {
+      env: serviceEnv,
+      redisKind,
+      mongo,
+      logDir,
+      loginUrl,
+      dashboardUrl,
+      system,
+      children,
+      recordable: () => children().flatMap((c) => (c.process.pid === undefined ? [] : [{ name: c.name, pid: c.process.pid, tier: Math.min(c.tier, 2) }])),
+      stop,
+      kill: async () => {
+        await Promise.allSettled(children().map((c) => c.process.kill('SIGKILL')));
+        await stop();
+      },
+    };
+    return up;
   } catch (e) {
     await stop();
     throw e;
   }
+}
+
+/** Restarts the embedded MongoDB a run started (the only kind `startUp` restarts). */
+async function restartOf(mongo: MongoTarget | undefined): Promise<void> {
+  if (mongo?.restart === undefined) throw new Error('this MongoDB was not started by sas up; it cannot restart it');
+  await mongo.restart();
+}
+
+/** `port` when it is free now, else one the OS picks. */
+async function reusablePort(port: number | undefined): Promise<number> {
+  if (port !== undefined && (await portIsFree(port))) return port;
+  return freePort();
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolvePort) => {
+    const server = createServer();
+    server.once('error', () => resolvePort(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolvePort(true)));
+  });
 }
 
 /** Checks the workflows file and each mapping; throws {@link UpRefused} with every problem. Returns the agents the workflows name. */

@@ -13,7 +13,24 @@ describe('parseUpOptions', () => {
       logDir: undefined,
       dashboardPort: 0,
       sharedCore: true,
+      dataDir: '.sas',
     });
+  });
+
+  it('keeps its state in ./.sas unless --data-dir names another folder; --in-memory keeps none', () => {
+    expect(parseUpOptions({ 'data-dir': '/var/lib/sas' }).dataDir).toBe('/var/lib/sas');
+    expect(parseUpOptions({ 'in-memory': true }).dataDir).toBeUndefined();
+    expect(() => parseUpOptions({ 'in-memory': true, 'data-dir': 'd' })).toThrow('--in-memory keeps nothing on disk and --data-dir keeps everything there: give one of them');
+  });
+
+  it('gives an --agent-env NAME:KEY=VALUE to that agent alone', () => {
+    const options = parseUpOptions({ agent: ['payout=p.json', 'kyc=k.json'], 'agent-env': ['payout:CONCURRENCY=4', 'payout:LOG_LEVEL=debug'] });
+    expect(options.agents).toEqual([
+      { name: 'payout', mappingFile: 'p.json', env: { CONCURRENCY: '4', LOG_LEVEL: 'debug' } },
+      { name: 'kyc', mappingFile: 'k.json' },
+    ]);
+    expect(() => parseUpOptions({ agent: ['payout=p.json'], 'agent-env': ['payout=CONCURRENCY=4'] })).toThrow("--agent-env takes NAME:KEY=VALUE, e.g. payout:CONCURRENCY=4 (got 'payout=CONCURRENCY=4')");
+    expect(() => parseUpOptions({ agent: ['payout=p.json'], 'agent-env': ['kyc:CONCURRENCY=4'] })).toThrow('--agent-env kyc:CONCURRENCY=4: no --agent kyc is given; name one of payout');
   });
 
   it('runs submission, a scheduler and a supervisor in one process unless --separate-processes', () => {

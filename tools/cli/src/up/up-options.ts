@@ -2,6 +2,8 @@
 export interface UpAgent {
   name: string;
   mappingFile: string;
+  /** Its own environment (`--agent-env NAME:KEY=VALUE`), over what every service gets: `CONCURRENCY` above all. */
+  env?: Record<string, string>;
 }
 
 /** What `sas up` runs, parsed from its options by {@link parseUpOptions}. */
@@ -17,7 +19,15 @@ export interface UpOptions {
   dashboardPort: number;
   /** Submission, the first scheduler and the first supervisor in one process (`core-1`); false with --separate-processes. */
   sharedCore: boolean;
+  /**
+   * Where Redis's append-only file, the embedded MongoDB's file and the logs are kept, so that a
+   * restart on the same folder resumes every order; `undefined` with --in-memory (a throw-away run).
+   */
+  dataDir: string | undefined;
 }
+
+/** The data folder `sas up` keeps its state in when --data-dir is not given, in the working folder. */
+export const DEFAULT_DATA_DIR = '.sas';
 
 /** The raw option values `sas up` takes (as node:util parseArgs gives them). */
 export interface UpArgs {
@@ -28,19 +38,20 @@ export interface UpArgs {
   'log-dir'?: string;
   'dashboard-port'?: string;
   'separate-processes'?: boolean;
+  'data-dir'?: string;
+  'in-memory'?: boolean;
+  'agent-env'?: string[];
 }
 
-/** Usage of `sas up`, part of the CLI's help. */
-export const UP_USAGE = `  up [--workflows FILE] [--agent NAME=MAPPING.json ...] [--schedulers N] [--supervisors N]
-     [--log-dir DIR] [--dashboard-port N] [--separate-processes]
-        run the core on your workflows: submission, schedulers, supervisors, the dashboard and one
-        HTTP agent per --agent; submission, one scheduler and one supervisor share a process (core-1)
-        unless --separate-processes, every other service is its own process; REDIS_URL/MONGO_URL
-        when set, else a private redis-server and MongoDB as resolved. Ctrl-C stops everything`;
+/** Usage of `sas up`, part of the CLI's help (`sas up --help` prints {@link COMMAND_HELP}'s entry). */
+export const UP_USAGE = `  up [--workflows FILE] [--agent NAME=MAPPING.json ...] [--agent-env NAME:KEY=VALUE ...] [--schedulers N]
+     [--supervisors N] [--data-dir DIR | --in-memory] [--log-dir DIR] [--dashboard-port N] [--separate-processes]
+        run the core on your workflows, with its state in a data folder (default ./.sas), restarting
+        any process that dies; sas up --help says more. Ctrl-C stops everything`;
 
 /** Checks and converts `sas up`'s options; throws an error that names the option and what it takes. */
 export function parseUpOptions(args: UpArgs): UpOptions {
-  const agents = (args.agent ?? []).map((spec) => {
+  const agents: UpAgent[] = (args.agent ?? []).map((spec) => {
     const match = /^([a-z][a-z0-9-]*)=(.+)$/.exec(spec);
     if (!match) throw new Error(`--agent takes NAME=MAPPING.json, NAME lower-case letters, digits and - (got '${spec}')`);
     return { name: match[1] as string, mappingFile: match[2] as string };
@@ -50,9 +61,18 @@ export function parseUpOptions(args: UpArgs): UpOptions {
     if (seen.has(a.name)) throw new Error(`--agent ${a.name} is given twice; one HTTP agent per remote service`);
     seen.add(a.name);
   }
+  for (const spec of args['agent-env'] ?? []) {
+    const match = /^([a-z][a-z0-9-]*):([A-Z_][A-Z0-9_]*)=(.*)$/.exec(spec);
+    if (!match) throw new Error(`--agent-env takes NAME:KEY=VALUE, e.g. payout:CONCURRENCY=4 (got '${spec}')`);
+    const agent = agents.find((a) => a.name === match[1]);
+    if (agent === undefined) throw new Error(`--agent-env ${spec}: no --agent ${String(match[1])} is given; name one of ${agents.map((a) => a.name).join(', ') || '(no --agent given)'}`);
+    agent.env = { ...agent.env, [match[2] as string]: match[3] as string };
+  }
+  if (args['in-memory'] === true && args['data-dir'] !== undefined) throw new Error('--in-memory keeps nothing on disk and --data-dir keeps everything there: give one of them');
   return {
     workflowsFile: args.workflows,
     agents,
+    dataDir: args['in-memory'] === true ? undefined : (args['data-dir'] ?? DEFAULT_DATA_DIR),
     schedulers: count('--schedulers', args.schedulers, 1),
     supervisors: count('--supervisors', args.supervisors, 1),
     logDir: args['log-dir'],
