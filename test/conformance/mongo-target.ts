@@ -1,10 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { EmbeddedMongoServer } from '@sas/embedded-mongo';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
 
 /**
  * The MongoDB a conformance test talks to: the real server at `MONGO_URL` when set, otherwise an
- * in-process `EmbeddedMongoServer`. Tests go through the official driver only, so the same
- * expectations hold both ways; that is what keeps the embedded server honest.
+ * in-process `EmbeddedMongoServer` (in memory, or persisted: see {@link persistEmbeddedTargets}).
+ * Tests go through the official driver only, so the same expectations hold both ways; that is
+ * what keeps the embedded server honest.
  */
 export interface MongoTarget {
   /** Which server answers. */
@@ -18,6 +22,28 @@ export interface MongoTarget {
 }
 
 let dbCounter = 0;
+let persisted = false;
+
+/**
+ * From now on (in this test file's module registry), embedded servers keep their state on disk:
+ * `persisted-mode.test.ts` turns it on, then loads every conformance file again, so the whole
+ * suite also holds for the persisted mode.
+ */
+export function persistEmbeddedTargets(): void {
+  persisted = true;
+}
+
+/**
+ * The storage options of an embedded server in this run: none (in memory), or, once
+ * {@link persistEmbeddedTargets} was called, a fresh temporary `dataDir`, removed after the file's
+ * tests. Call it where tests are declared (it registers an `afterAll`).
+ */
+export function embeddedStorage(): { dataDir?: string } {
+  if (!persisted) return {};
+  const dataDir = mkdtempSync(join(tmpdir(), 'sas-conformance-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  return { dataDir };
+}
 
 /**
  * Registers jest hooks that connect once per file (starting an embedded server if needed),
@@ -25,6 +51,7 @@ let dbCounter = 0;
  */
 export function useMongoTarget(): MongoTarget {
   const realUrl = process.env['MONGO_URL'];
+  const storage = realUrl ? {} : embeddedStorage();
   let server: EmbeddedMongoServer | undefined;
   let client: MongoClient | undefined;
   let current: Db | undefined;
@@ -32,7 +59,7 @@ export function useMongoTarget(): MongoTarget {
   beforeAll(async () => {
     let url = realUrl;
     if (url === undefined || url === '') {
-      server = new EmbeddedMongoServer({ ttlMonitorIntervalMs: 200 });
+      server = new EmbeddedMongoServer({ ttlMonitorIntervalMs: 200, ...storage });
       url = (await server.start()).url;
     }
     client = await MongoClient.connect(url, { serverSelectionTimeoutMS: 10_000 });

@@ -1,6 +1,6 @@
 import { EmbeddedMongoServer } from '@sas/embedded-mongo';
 import { Long, MongoClient, MongoServerError, ObjectId, type Db } from 'mongodb';
-import { serverError, waitFor } from './mongo-target';
+import { embeddedStorage, serverError, waitFor } from './mongo-target';
 
 /**
  * A primary step-down, as the services meet it. Runs against a real one-member replica set when
@@ -13,11 +13,12 @@ let seedUrl: string;
 let setName: string;
 const clients: MongoClient[] = [];
 let dbCounter = 0;
+const storage = embeddedStorage();
 
 beforeAll(async () => {
   if (realUrl !== undefined && realUrl !== '') seedUrl = realUrl;
   else {
-    server = new EmbeddedMongoServer({ replicaSet: 'rs0' });
+    server = new EmbeddedMongoServer({ replicaSet: 'rs0', ...storage });
     seedUrl = (await server.start()).url;
   }
   const probe = await connect(seedUrl);

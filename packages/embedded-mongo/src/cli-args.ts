@@ -1,18 +1,26 @@
 import type { EmbeddedMongoOptions } from './embedded-mongo-server';
 
 /** The CLI usage line, printed with argument errors. */
-const USAGE = 'usage: node dist/cli.js [--port N] [--host H] [--ttl-interval-ms N] [--repl-set NAME] [--help]';
+const USAGE =
+  'usage: node dist/cli.js [--port N] [--host H] [--data-dir DIR] [--sync normal|full] [--ttl-interval-ms N] [--repl-set NAME] [--help]';
 
 /** What `--help` prints: the usage, what the server is, each option, and how it reports. */
 export const HELP = `${USAGE}
 
 Runs the embedded MongoDB: a MongoDB-wire-protocol server in TypeScript that implements the commands
-sas uses, for the demo and the tests. It keeps everything in memory: a restart loses every
-document, so it is never for production. Connect with directConnection=true.
+sas uses, for the demo, local runs and the tests; never for production. Without --data-dir it
+keeps everything in memory and a restart loses every document. With --data-dir it keeps its state
+in DIR/embedded-mongo.sqlite (Node's built-in SQLite, WAL mode), commits each command there before
+replying, and reads it back on start, so a restart (even after kill -9) keeps every acknowledged
+write. Connect with directConnection=true.
 
 Options:
   --port N             TCP port to listen on; 0 (default) picks a free one
   --host H             address to listen on (default 127.0.0.1)
+  --data-dir DIR       keep the state in DIR/embedded-mongo.sqlite (created if missing); DIR is held
+                       exclusively: a second server on it is refused while this one runs
+  --sync normal|full   with --data-dir: normal (default) survives a crash of this process, full also
+                       a power loss or OS crash, at the cost of an fsync per write (MongoDB's j:true)
   --ttl-interval-ms N  how often TTL indexes remove expired documents (default 1000)
   --repl-set NAME      answer as a one-member replica set of this name (for clients that need one)
   --help, -h           print this help and exit
@@ -37,8 +45,8 @@ function integer(flag: string, value: string | undefined, min: number, max: numb
 }
 
 /**
- * Parses the CLI's arguments (`--port N`, `--host H`, `--ttl-interval-ms N`, `--repl-set NAME`, also as
- * `--flag=value`) into server options; throws an Error naming the bad argument and the usage.
+ * Parses the CLI's arguments (`--port N`, `--host H`, `--data-dir DIR`, `--sync normal|full`,
+ * `--ttl-interval-ms N`, `--repl-set NAME`, also as `--flag=value`) into server options; throws an Error naming the bad argument and the usage.
  */
 export function parseCliArgs(argv: readonly string[]): EmbeddedMongoOptions {
   const options: EmbeddedMongoOptions = {};
@@ -54,6 +62,15 @@ export function parseCliArgs(argv: readonly string[]): EmbeddedMongoOptions {
       case '--host':
         if (value === undefined || value === '') throw new Error(`--host needs a value; ${USAGE}`);
         options.host = value;
+        break;
+      case '--data-dir':
+        if (value === undefined || value === '') throw new Error(`--data-dir needs a folder; ${USAGE}`);
+        options.dataDir = value;
+        break;
+      case '--sync':
+        if (value !== 'normal' && value !== 'full')
+          throw new Error(`--sync needs 'normal' or 'full' (got ${value === undefined ? 'nothing' : `'${value}'`}); ${USAGE}`);
+        options.sync = value;
         break;
       case '--ttl-interval-ms':
         options.ttlMonitorIntervalMs = integer(flag, value, 1, 86_400_000);

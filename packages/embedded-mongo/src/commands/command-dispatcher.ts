@@ -105,16 +105,35 @@ export type InternalErrorSink = (error: unknown, command: string) => void;
  * Writes are refused while the server is stepped down, and a retried retryable write gets the
  * reply of its first run instead of running again.
  * Handlers run synchronously, one at a time, so each command applies atomically.
+ *
+ * After every command, whatever its outcome (an unordered insert may fail after writing some
+ * documents), `commit` makes its changes durable before the reply is returned: the connection
+ * writes the reply only after `dispatch` returns, and nothing else runs in between, since no
+ * command awaits. So an acknowledged write is always committed, and a command's changes
+ * (with its retryable-write reply) are committed together.
  */
 export class CommandDispatcher {
   private readonly counters = new CommandCounters();
 
-  constructor(private readonly onInternalError: InternalErrorSink) {}
+  /**
+   * @param commit makes the last command's changes durable (the persisted mode); throws when it
+   *   cannot, and the command is then answered with an InternalError instead of its reply
+   */
+  constructor(
+    private readonly onInternalError: InternalErrorSink,
+    private readonly commit: () => void = () => undefined,
+  ) {}
 
-  /** Runs one command and returns its reply (`ok: 1`, or `ok: 0` with MongoDB's code). */
+  /** Runs one command, commits its changes and returns its reply (`ok: 1`, or `ok: 0` with MongoDB's code). */
   dispatch(cmd: Doc, ctx: CommandContext): Doc {
     const name = Object.keys(cmd)[0] ?? '';
-    const reply = this.run(name, cmd, ctx);
+    let reply = this.run(name, cmd, ctx);
+    try {
+      this.commit();
+    } catch (error) {
+      this.onInternalError(error, name);
+      reply = internalError(name, error);
+    }
     this.counters.count(name, reply['ok'] !== 1);
     return reply;
   }
@@ -147,13 +166,18 @@ export class CommandDispatcher {
     } catch (error) {
       if (error instanceof CommandError) return error.toReply();
       this.onInternalError(error, name);
-      const message = error instanceof Error ? error.message : String(error);
-      return {
-        ok: 0,
-        errmsg: `internal error in the embedded MongoDB server while running '${name}': ${message}`,
-        code: 1,
-        codeName: 'InternalError',
-      };
+      return internalError(name, error);
     }
   }
+}
+
+/** The reply for a failure that is not MongoDB's: a bug in this server, or its data file could not be written. */
+function internalError(name: string, error: unknown): Doc {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    ok: 0,
+    errmsg: `internal error in the embedded MongoDB server while running '${name}': ${message}`,
+    code: 1,
+    codeName: 'InternalError',
+  };
 }

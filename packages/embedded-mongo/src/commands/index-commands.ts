@@ -56,11 +56,11 @@ export const createIndexes: CommandHandler = (cmd, db, ctx) => {
   const built: string[] = [];
   try {
     for (const spec of toBuild) {
-      collection.indexes.create(spec, collection.records());
+      collection.createIndex(spec);
       built.push(spec.name);
     }
   } catch (error) {
-    for (const done of built) collection.indexes.drop(done);
+    for (const done of built) collection.dropIndex(done);
     throw error;
   }
   const after = collection.indexes.list().length;
@@ -115,7 +115,7 @@ export const dropIndexes: CommandHandler = (cmd, db, ctx) => {
       throw new CommandError('IndexNotFound', `index not found with name [${indexName}]`);
     }
   }
-  for (const indexName of names) collection.indexes.drop(indexName);
+  for (const indexName of names) collection.dropIndex(indexName);
   const reply: Doc = { nIndexesWas };
   if (cmd['index'] === '*') reply['msg'] = 'non-_id indexes dropped for collection';
   return { ...reply, ok: 1 };

@@ -1,6 +1,8 @@
 import type { Doc } from '../bson/bson-types';
 import { isPlainObject } from '../bson/bson-types';
 import { CommandError } from '../errors/command-error';
+import { IN_MEMORY_JOURNAL } from '../storage/in-memory-journal';
+import type { StorageJournal } from '../storage/storage-journal';
 
 /** What was recorded for one session: its latest transaction number and that write's reply. */
 interface SessionEntry {
@@ -24,11 +26,22 @@ function retryableWriteId(cmd: Doc): { session: string; txnNumber: bigint } | un
  * pair again when it retries after a step-down or a lost connection. The reply of the first run is
  * kept per session and answered to the retry, so an insert is not refused as a duplicate of
  * itself and an update is not applied twice. Bounded: the least recently used sessions go first.
+ * In the persisted mode every entry is journaled in the same commit as the write it answers, so
+ * a retry after the server was killed between that commit and the reply is still answered.
  */
 export class RetryableWriteLog {
   private readonly sessions = new Map<string, SessionEntry>();
 
-  constructor(private readonly capacity = 10_000) {}
+  constructor(
+    private readonly capacity = 10_000,
+    private readonly journal: Pick<StorageJournal, 'sessionRecorded' | 'sessionForgotten'> = IN_MEMORY_JOURNAL,
+  ) {}
+
+  /** Puts back an entry read from the data file (oldest first), without recording it again. */
+  restore(session: string, txnNumber: bigint, reply: Doc): void {
+    this.sessions.delete(session);
+    this.sessions.set(session, { txnNumber, reply });
+  }
 
   /**
    * The recorded reply when `cmd` retries a write that already ran; undefined when it must run.
@@ -54,9 +67,10 @@ export class RetryableWriteLog {
     if (id === undefined || reply['ok'] !== 1) return;
     this.sessions.delete(id.session);
     this.sessions.set(id.session, { txnNumber: id.txnNumber, reply });
+    this.journal.sessionRecorded(id.session, id.txnNumber, reply);
     if (this.sessions.size > this.capacity) {
       const oldest = this.sessions.keys().next().value;
-      if (oldest !== undefined) this.sessions.delete(oldest);
+      if (oldest !== undefined) this.forget(oldest);
     }
   }
 
@@ -66,7 +80,11 @@ export class RetryableWriteLog {
     if (!Array.isArray(ids)) return;
     for (const lsid of ids) {
       const id = isPlainObject(lsid) ? (lsid['id'] as { toString(encoding: 'hex'): string } | undefined) : undefined;
-      if (id !== undefined) this.sessions.delete(id.toString('hex'));
+      if (id !== undefined) this.forget(id.toString('hex'));
     }
+  }
+
+  private forget(session: string): void {
+    if (this.sessions.delete(session)) this.journal.sessionForgotten(session);
   }
 }

@@ -1,5 +1,8 @@
+import { UUID } from 'bson';
 import { CommandError } from '../errors/command-error';
 import { CollectionStore } from './collection-store';
+import { IN_MEMORY_JOURNAL } from './in-memory-journal';
+import type { CollectionJournal, StorageJournal } from './storage-journal';
 
 function validateDbName(db: string): void {
   if (db === '' || /[/\\. "$\0]/.test(db) || db.length >= 64) {
@@ -20,10 +23,22 @@ export function validateCollectionName(db: string, name: unknown): string {
 /**
  * Every database and collection the server holds, in memory. Databases and collections come
  * into being on first write and disappear when dropped, as in MongoDB; a database with no
- * collections does not exist.
+ * collections does not exist. Each of these changes is recorded in the journal (nothing is,
+ * in the in-memory mode).
  */
 export class Catalog {
   private readonly dbs = new Map<string, Map<string, CollectionStore>>();
+
+  constructor(private readonly journal: StorageJournal = IN_MEMORY_JOURNAL) {}
+
+  private collectionsOf(db: string): Map<string, CollectionStore> {
+    let collections = this.dbs.get(db);
+    if (collections === undefined) {
+      collections = new Map();
+      this.dbs.set(db, collections);
+    }
+    return collections;
+  }
 
   /** The collection, or undefined when it does not exist. */
   get(db: string, name: string): CollectionStore | undefined {
@@ -34,16 +49,26 @@ export class Catalog {
   ensure(db: string, name: string): { collection: CollectionStore; created: boolean } {
     validateDbName(db);
     validateCollectionName(db, name);
-    let collections = this.dbs.get(db);
-    if (collections === undefined) {
-      collections = new Map();
-      this.dbs.set(db, collections);
-    }
+    const collections = this.collectionsOf(db);
     const existing = collections.get(name);
     if (existing !== undefined) return { collection: existing, created: false };
-    const collection = new CollectionStore(db, name);
+    const uuid = new UUID();
+    const collection = new CollectionStore(db, name, this.journal.collectionCreated(db, name, uuid), uuid);
     collections.set(name, collection);
     return { collection, created: true };
+  }
+
+  /**
+   * Puts back a collection read from the data file, without recording it again (see
+   * {@link CollectionStore.restoreDocument} for its documents and indexes). Collections are
+   * restored in creation order, which `listCollections` keeps.
+   */
+  restore(db: string, name: string, uuid: UUID, journal: CollectionJournal): CollectionStore {
+    const collections = this.collectionsOf(db);
+    if (collections.has(name)) throw new Error(`the collection ${db}.${name} is in the data file twice`);
+    const collection = new CollectionStore(db, name, journal, uuid);
+    collections.set(name, collection);
+    return collection;
   }
 
   /** Drops a collection; returns what was dropped, if anything. */
@@ -52,12 +77,13 @@ export class Catalog {
     const existing = collections?.get(name);
     collections?.delete(name);
     if (collections?.size === 0) this.dbs.delete(db);
+    existing?.journal.dropped();
     return existing;
   }
 
   /** Drops a database and all its collections. */
   dropDatabase(db: string): void {
-    this.dbs.delete(db);
+    if (this.dbs.delete(db)) this.journal.databaseDropped(db);
   }
 
   /** The collections of one database, in creation order. */

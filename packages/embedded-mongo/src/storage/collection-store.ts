@@ -5,9 +5,11 @@ import { planQuery, type QueryPlan } from '../query/query-planner';
 import type { Sorter } from '../query/sorter';
 import { canonicalKey } from '../bson/canonical-key';
 import { CommandError } from '../errors/command-error';
-import { ID_INDEX } from './index-spec';
+import { ID_INDEX, type IndexSpec } from './index-spec';
 import { IndexManager, type StoredRecord } from './index-manager';
 import { readIndex } from './index-reader';
+import { IN_MEMORY_COLLECTION_JOURNAL } from './in-memory-journal';
+import type { CollectionJournal } from './storage-journal';
 
 /** How {@link CollectionStore.select} reads: the sort the caller applies and how many documents it needs. */
 export interface SelectOptions {
@@ -34,17 +36,21 @@ const SCAN: QueryPlan = { kind: 'scan' };
  * a failed write leaves the collection exactly as it was.
  */
 export class CollectionStore {
-  /** The collection's UUID, as `listCollections` reports it. */
-  readonly uuid = new UUID();
   readonly indexes: IndexManager;
   private readonly docs = new Map<string, StoredRecord>();
   /** Natural order: a replaced document keeps its number, an inserted one takes the next. */
   private nextSeq = 0;
   private stats: QueryStats = { lastPlan: 'COLLSCAN', examined: 0 };
 
+  /**
+   * @param journal where every change is recorded after it is applied (the persisted mode's write-through)
+   * @param uuid the collection's UUID, as `listCollections` reports it; kept across restarts when persisted
+   */
   constructor(
     readonly db: string,
     readonly name: string,
+    readonly journal: CollectionJournal = IN_MEMORY_COLLECTION_JOURNAL,
+    readonly uuid: UUID = new UUID(),
   ) {
     this.indexes = new IndexManager(this.ns);
   }
@@ -118,6 +124,7 @@ export class CollectionStore {
     const record = { idKey, doc, seq: this.nextSeq++ };
     this.indexes.add(record);
     this.docs.set(idKey, record);
+    this.journal.documentWritten(record.seq, doc);
   }
 
   /** Replaces a stored document by a new version with the same `_id`, keeping its natural position. */
@@ -129,6 +136,7 @@ export class CollectionStore {
     const record = { idKey, doc: next, seq: stored.seq };
     this.indexes.replace(stored, record);
     this.docs.set(idKey, record);
+    this.journal.documentWritten(record.seq, next);
   }
 
   /** Removes a stored document. */
@@ -138,5 +146,41 @@ export class CollectionStore {
     if (stored === undefined) return;
     this.indexes.remove(stored);
     this.docs.delete(idKey);
+    this.journal.documentRemoved(stored.seq);
+  }
+
+  /**
+   * Builds an index over the stored documents and records it; throws (building nothing) as
+   * {@link IndexManager.create} does.
+   */
+  createIndex(spec: IndexSpec): void {
+    this.indexes.create(spec, this.records());
+    this.journal.indexCreated(spec);
+  }
+
+  /** Drops an index by name and records it. */
+  dropIndex(name: string): void {
+    this.indexes.drop(name);
+    this.journal.indexDropped(name);
+  }
+
+  /**
+   * Puts back a document read from the data file at its natural-order position, without
+   * recording it again. Documents come first, in natural order; indexes are then built over them
+   * with {@link restoreIndex}, so the indexes are exactly a rebuild. Throws DuplicateKey for an
+   * `_id` already restored: a file that holds two is not one this server wrote.
+   */
+  restoreDocument(seq: number, doc: Doc): void {
+    const idKey = canonicalKey(doc['_id']);
+    if (this.docs.has(idKey)) throw this.indexes.duplicateKeyError(ID_INDEX, { _id: doc['_id'] });
+    const record = { idKey, doc, seq };
+    this.indexes.add(record);
+    this.docs.set(idKey, record);
+    this.nextSeq = Math.max(this.nextSeq, seq + 1);
+  }
+
+  /** Builds an index read from the data file over the restored documents, without recording it again. */
+  restoreIndex(spec: IndexSpec): void {
+    this.indexes.create(spec, this.records());
   }
 }

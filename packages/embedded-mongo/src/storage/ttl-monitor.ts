@@ -6,6 +6,7 @@ import { compileFilter } from '../query/query-matcher';
  * document expires when its field is a Date (or an array holding Dates: the earliest counts)
  * older than now − `expireAfterSeconds`; any other value never expires. Runs every
  * `intervalMs` on an unref'd timer (MongoDB: every 60 s), so it never holds a process open.
+ * Each timed sweep's removals are committed together (`commit`, the persisted mode's journal).
  */
 export class TtlMonitor {
   private timer: NodeJS.Timeout | undefined;
@@ -15,17 +16,28 @@ export class TtlMonitor {
     private readonly intervalMs: number,
     private readonly now: () => number,
     private readonly onSweep: (removed: number, error?: unknown) => void = () => undefined,
+    private readonly commit: () => void = () => undefined,
   ) {}
 
   /** Starts the periodic sweep; calling it twice is harmless. */
   start(): void {
     if (this.timer !== undefined) return;
     this.timer = setInterval(() => {
+      let removed = 0;
+      let failure: unknown;
       try {
-        this.onSweep(this.sweep());
+        removed = this.sweep();
       } catch (error) {
-        this.onSweep(0, error);
+        failure = error;
       }
+      try {
+        // Also after a failed sweep: what it removed before failing is gone from memory.
+        this.commit();
+      } catch (error) {
+        failure ??= error;
+      }
+      if (failure === undefined) this.onSweep(removed);
+      else this.onSweep(0, failure);
     }, this.intervalMs);
     this.timer.unref();
   }
