@@ -80,7 +80,7 @@ describe('installed from a registry into a folder of its own', () => {
     const line = await up.waitForLine((l) => l.text.includes('export REDIS_URL='), 5_000, 'the export line');
     exports = Object.fromEntries([...line.text.matchAll(/([A-Z_]+)='?([^' ]+)'?/g)].map((m) => [m[1] as string, m[2] as string]));
     expect(Object.keys(exports).sort()).toEqual(['MONGO_DB', 'MONGO_URL', 'QUEUE_PREFIX', 'REDIS_URL']);
-    expect(up.lines.map((l) => l.text).join('\n')).toMatch(/ready: core-1 \(submission, scheduler, supervisor\), dashboard-1/);
+    expect(up.lines.map((l) => l.text).join('\n')).toMatch(/^ {4}core-1 \(submission, scheduler, supervisor\) {2}pid \d+/m);
     progress(`sas up: ${exports['REDIS_URL']} prefix ${exports['QUEUE_PREFIX']}`);
   }, 200_000);
 

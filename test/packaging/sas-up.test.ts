@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +19,7 @@ let dir: string;
 const started: ManagedProcess[] = [];
 
 function sasUp(name: string, args: string[]): ManagedProcess {
-  const proc = new ManagedProcess({ name, command: process.execPath, args: [SAS, 'up', '--log-dir', join(dir, name), ...args], cwd: dir, logFile: join(dir, `${name}.log`), ownProcessGroup: true });
+  const proc = new ManagedProcess({ name, command: process.execPath, args: [SAS, 'up', '--log-dir', join(dir, name), '--data-dir', join(dir, `${name}-data`), ...args], cwd: dir, logFile: join(dir, `${name}.log`), ownProcessGroup: true });
   started.push(proc);
   return proc;
 }
@@ -111,13 +111,14 @@ describe('sas up', () => {
     // Not even Redis or MongoDB: its log folder, made before anything starts, was never made.
     expect(output).not.toMatch(/^\s+(Redis|MongoDB):/m);
     expect(existsSync(join(dir, 'refused'))).toBe(false);
+    expect(existsSync(join(dir, 'refused-data'))).toBe(false);
   }, 60_000);
 
   it('uses the Redis and MongoDB that REDIS_URL and MONGO_URL name, says so, and leaves them running when it stops', async () => {
     const redis = await startRedis();
     const mongo = await resolveMongo({ env: {} });
     try {
-      const up = new ManagedProcess({ name: 'given', command: process.execPath, args: [SAS, 'up', '--log-dir', join(dir, 'given')], cwd: dir, env: { REDIS_URL: redis.url, MONGO_URL: mongo.url, QUEUE_PREFIX: 'given', MONGO_DB: 'given' }, logFile: join(dir, 'given.log'), ownProcessGroup: true });
+      const up = new ManagedProcess({ name: 'given', command: process.execPath, args: [SAS, 'up', '--log-dir', join(dir, 'given'), '--data-dir', join(dir, 'given-data')], cwd: dir, env: { REDIS_URL: redis.url, MONGO_URL: mongo.url, QUEUE_PREFIX: 'given', MONGO_DB: 'given' }, logFile: join(dir, 'given.log'), ownProcessGroup: true });
       started.push(up);
       await up.start();
       await up.waitForLine((l) => l.text.startsWith('processes: '), 120_000, 'the live line');
@@ -126,7 +127,8 @@ describe('sas up', () => {
       expect(output).toContain(`  MongoDB: ${mongo.url} (MONGO_URL)`);
       expect(output).toContain(`export REDIS_URL=${redis.url} QUEUE_PREFIX=given MONGO_URL='${mongo.url}' MONGO_DB=given`);
       // By default submission, the scheduler and the supervisor share one process.
-      expect(output).toMatch(/ready: core-1 \(submission, scheduler, supervisor\), dashboard-1/);
+      expect(output).toMatch(/^ {4}core-1 \(submission, scheduler, supervisor\) {2}pid \d+ {2}log \S+core-1\.log$/m);
+      expect(output).toMatch(/^ {4}dashboard-1 {2}pid \d+/m);
       await up.kill('SIGINT');
       expect(up.exitCode).toBe(0);
       expect(await pingRedis(Number(new URL(redis.url).port))).toBe(true);
@@ -157,7 +159,8 @@ describe('sas up', () => {
     try {
       await up.start();
       await up.waitForLine((l) => l.text.startsWith('processes: '), 120_000, 'the live line');
-      expect(up.lines.map((l) => l.text).join('\n')).toMatch(/ready: agent-notes-1, scheduler-1, supervisor-1, submission-1, dashboard-1/);
+      const ready = up.lines.map((l) => l.text).filter((l) => /^ {4}\S+ .*pid \d+/.test(l)).map((l) => l.trim().split(' ')[0]);
+      expect(ready).toEqual(['agent-notes-1', 'scheduler-1', 'supervisor-1', 'submission-1', 'dashboard-1', 'embedded-mongo', expect.stringMatching(/^redis:\d+$/)]);
       const line = up.lines.find((l) => l.text.includes('export REDIS_URL='))?.text ?? '';
       client = new SasClient({ redisUrl: /REDIS_URL=(\S+)/.exec(line)?.[1] ?? '', prefix: /QUEUE_PREFIX=(\S+)/.exec(line)?.[1] ?? '', replyTo: 'notes.status' });
       await client.submit({ orderId: 'n-1', workflow: 'note', payload: { text: 'hello' } });
@@ -179,10 +182,13 @@ describe('sas up', () => {
     expect(exit?.code).toBe(1);
     expect(output).toMatch(/--agent notes: AGENT_MAPPING_FILE '.*bad-mapping\.json' is not a valid mapping:\s+operations\.put\.method: Invalid enum value/);
     expect(existsSync(join(dir, 'bad-mapping'))).toBe(false);
+    expect(existsSync(join(dir, 'bad-mapping-data'))).toBe(false);
   }, 60_000);
 
-  it('reports a service that dies with its last lines, stops every other one and exits 1', async () => {
-    const up = sasUp('dies', ['--workflows', join(WORKSPACE_ROOT, 'test/packaging/registry-app/workflows.json')]);
+  it('restarts a service that dies, and stops everything with exit 1 when it keeps dying (a crash loop)', async () => {
+    const workflows = join(dir, 'loop-workflows.json');
+    writeFileSync(workflows, readFileSync(join(WORKSPACE_ROOT, 'test/packaging/registry-app/workflows.json')));
+    const up = sasUp('dies', ['--workflows', workflows]);
     await up.start();
     await up.waitForLine((l) => l.text.startsWith('processes: '), 120_000, 'the live line');
     const before = servicesOf(up.pid ?? -1);
@@ -191,13 +197,21 @@ describe('sas up', () => {
     const core = before.find((p) => p.includes('/up/core-main.js'));
     expect(core).toBeDefined();
     process.kill(Number(core?.split(' ')[0]), 'SIGKILL');
+    await up.waitForLine((l) => l.text.trim().startsWith('core-1 is back'), 60_000, 'core-1 restarted');
+    expect(up.lines.map((l) => l.text).join('\n')).toMatch(/!! core-1 died \(killed by SIGKILL\)\. Its last lines:[\s\S]*!! restarting core-1 in 1 s \(restart 1\); the other services keep running/);
+    // The others ran on: the dashboard is the same process.
+    const dashboard = before.find((p) => p.includes('/dashboard/'));
+    expect(dashboard !== undefined && alive(Number(dashboard.split(' ')[0]))).toBe(true);
+    // From now on the core cannot start (its workflows file is gone): each restart dies, until sas up calls it a crash loop.
+    rmSync(workflows);
+    const restarted = servicesOf(up.pid ?? -1).find((p) => p.includes('/up/core-main.js'));
+    process.kill(Number(restarted?.split(' ')[0]), 'SIGKILL');
     const exit = await up.whenExited();
     const output = up.lines.map((l) => l.text).join('\n');
     expect(exit?.code).toBe(1);
-    expect(output).toMatch(/!! core-1 exited unexpectedly \(exit code null, signal SIGKILL\)/);
-    expect(output).toMatch(/!! core-1 died; sas up restarts nothing\. Stopping every service\./);
+    expect(output).toMatch(/!! core-1 died 5 times within 60 s: a crash loop, which a restart will not mend\. sas up stops every service/);
     // Every other service, the private Redis and the embedded MongoDB are gone with it.
     const left = before.filter((p) => alive(Number(p.split(' ')[0])));
     expect(left).toEqual([]);
-  }, 180_000);
+  }, 240_000);
 });

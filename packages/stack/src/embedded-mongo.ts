@@ -118,6 +118,7 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Pr
     kind: 'embedded',
     reason: options.reason ?? 'requested',
     process: child,
+    ...(options.dataDir !== undefined && { dataDir: options.dataDir }),
     // Stores stop last and get longer than a service: the server commits what it holds before it exits.
     stop: () => child.stop(10_000),
     restart: async () => {

@@ -16,6 +16,8 @@ export interface MongoTarget {
   readonly reason: string;
   /** Stops the server if this run started it; a no-op for `external`. Never throws on a dead server. */
   stop(): Promise<void>;
+  /** Where the server keeps its data, when this run started it on a data folder (the embedded server's `--data-dir`). */
+  readonly dataDir?: string;
   /** The server's process, when this run started it as a child it can restart (the embedded server). */
   readonly process?: ManagedProcess;
   /** Starts that process again at the same URL (and data folder) and waits until it listens. */

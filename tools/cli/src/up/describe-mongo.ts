@@ -8,6 +8,8 @@ export function describeMongo(mongo: MongoTarget): string {
     case 'memory-server':
       return `MongoDB: a private mongod (${mongo.reason}), its data in a temporary folder removed when sas up stops`;
     case 'embedded':
-      return `MongoDB: the embedded server (${mongo.reason}): everything is kept in memory and gone when sas up stops; set MONGO_URL to keep it`;
+      return mongo.dataDir === undefined
+        ? `MongoDB: the embedded server (${mongo.reason}): everything is kept in memory and gone when sas up stops (--in-memory)`
+        : `MongoDB: the embedded server at ${mongo.url}, its data in ${mongo.dataDir} (SQLite, written before each write is acknowledged)`;
   }
 }

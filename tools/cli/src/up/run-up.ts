@@ -1,10 +1,10 @@
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
 import type { ProcessDocument } from '@sas/contracts';
 import { CollectionNames, connectStore, type StoreConnection } from '@sas/store';
 import { DataDir, DataDirBusy, stopOrphans } from './data-dir';
 import { describeMongo } from './describe-mongo';
 import { renderStateCounts, type StateCounts } from './state-counts';
-import { UpRefused, startUp, type UpSystem } from './start-up';
+import { UpRefused, checkFiles, startUp, type UpSystem } from './start-up';
 import { UpSupervisor } from './up-supervisor';
 import type { UpOptions } from './up-options';
 
@@ -52,6 +52,15 @@ export async function runUp(options: UpOptions, output: UpOutput, onSignal: OnSi
     out(`  ${msg}${fields?.['error'] === undefined ? '' : `: ${String(fields['error'])}`}`);
   };
 
+  // Refused files start nothing, not even the data folder (startUp checks them again, for the demo).
+  try {
+    checkFiles(options.workflowsFile === undefined ? undefined : resolve(options.workflowsFile), options.agents);
+  } catch (e) {
+    if (!(e instanceof UpRefused)) throw e;
+    for (const line of e.lines) err(line);
+    err('Nothing was started. Fix the file(s) above and run sas up again.');
+    return 1;
+  }
   let data: DataDir | undefined;
   if (options.dataDir !== undefined) {
     try {

@@ -260,7 +260,7 @@ function portIsFree(port: number): Promise<boolean> {
 }
 
 /** Checks the workflows file and each mapping; throws {@link UpRefused} with every problem. Returns the agents the workflows name. */
-function checkFiles(workflowsFile: string | undefined, agents: readonly UpAgent[]): string[] {
+export function checkFiles(workflowsFile: string | undefined, agents: readonly UpAgent[]): string[] {
   const problems: string[] = [];
   const named: string[] = [];
   if (workflowsFile !== undefined) {
