@@ -66,11 +66,13 @@ const USAGE = `usage: node bench/run-benchmarks.js [options]   (or: pnpm bench -
                          packages with npm ci on first use); p50 at 1 in flight, orders/s at 64, CPU
                          per order and memory (PSS) of every process, sas ÷ each; writes
                          bench/results/peers.json. With --quick: 200 warm-up orders, 50 at 1 in flight, 5 s at 64
-  --systems LIST         with --peers: only these, comma-separated (bullmq-chain,restate,dbos,sas,sas-shared,sas-up);
+  --systems LIST         with --peers: only these, comma-separated (bullmq-chain,restate,dbos,sas,sas-shared,sas-up,sas-up-in-memory);
                          sas-shared is sas with submission, a scheduler and a supervisor in one process and
                          the other scheduler and supervisor in a second (sas up's core); sas-up is that one
                          process alone (one scheduler, one supervisor) with the three agents in one process,
-                         sas up's default, single-instance like the peers; neither is in the default list
+                         sas up's default, single-instance like the peers, its MongoDB on disk as sas up keeps
+                         it; sas-up-in-memory the same with MongoDB in memory (what durability costs); none of
+                         these three is in the default list
   --help                 this text
 
 Set MONGO_URL to also measure findOneAndUpdate against that real MongoDB (as a ratio).
@@ -130,7 +132,7 @@ function parseArgs(argv) {
     if (flag === '--systems') {
       const raw = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
       const systems = String(raw ?? '').split(',').filter((x) => x !== '');
-      const known = ['bullmq-chain', 'restate', 'dbos', 'sas', 'sas-shared', 'sas-up'];
+      const known = ['bullmq-chain', 'restate', 'dbos', 'sas', 'sas-shared', 'sas-up', 'sas-up-in-memory'];
       const unknown = systems.filter((x) => !known.includes(x));
       if (systems.length === 0 || unknown.length > 0) throw new Error(`--systems needs a comma-separated list of ${known.join(', ')} (got '${String(raw)}').\n${USAGE}`);
       options.systems = systems;

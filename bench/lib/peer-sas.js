@@ -1,6 +1,9 @@
 // @ts-check
 'use strict';
 
+const { mkdtempSync, rmSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
 const { locateEmbeddedMongoCli, startEmbeddedMongo, startRedis } = require('@sas/stack');
 const { BenchSystem } = require('./bench-system');
 const { childPidsMatching } = require('./process-sampler');
@@ -14,14 +17,20 @@ const FINAL = new Set(['Processed', 'Compensated', 'Canceled', 'Duplicate', 'Rej
  * its Redis appends to an AOF with `everysec`, like the chain's and docker-compose's. Each order is
  * a SasClient submit of order-fulfilment, finished when its final status event arrives.
  * @param {import('./peers-run').PeerContext} ctx
- * @param {{ statusEvents: 'final' | 'all', stallMs: number, sharedCore?: boolean, singleCore?: boolean }} options
+ * With `durable`, the embedded MongoDB keeps its data on disk (SQLite in WAL mode, as `sas up` runs it
+ * on its data folder, decision 134); without it, in memory.
+ * @param {{ statusEvents: 'final' | 'all', stallMs: number, sharedCore?: boolean, singleCore?: boolean, durable?: boolean }} options
  * @returns {Promise<import('./peers-run').StartedPeer>}
  */
 async function startSas(ctx, options) {
   const redis = await startRedis({ appendOnly: true });
   ctx.cleanup.push('sas\'s redis-server', () => redis.stop());
-  const mongo = await startEmbeddedMongo({ reason: 'the benchmark measures the embedded server' });
-  ctx.cleanup.push('the embedded MongoDB', () => mongo.stop());
+  const dataDir = options.durable ? mkdtempSync(join(tmpdir(), 'sas-bench-mongo-')) : undefined;
+  const mongo = await startEmbeddedMongo({ reason: 'the benchmark measures the embedded server', ...(dataDir && { dataDir }) });
+  ctx.cleanup.push('the embedded MongoDB', async () => {
+    await mongo.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
   const cli = locateEmbeddedMongoCli();
   const mongoPid = () => childPidsMatching(process.pid, cli)[0];
   const bench = await BenchSystem.start({
@@ -56,7 +65,7 @@ async function startSas(ctx, options) {
     settings: [
       `statusEvents: '${options.statusEvents}' (each order asks for ${options.statusEvents === 'final' ? 'Received and its outcome only' : 'every status event'})`,
       'redis-server 7, its own, `--appendonly yes --appendfsync everysec` (as docker-compose runs it; `pnpm bench` alone runs Redis without persistence)',
-      `the embedded MongoDB (in memory: nothing survives its restart) and ${[...roles].map(([role, n]) => `${n} ${role}`).join(', ')}, ${options.sharedCore && options.singleCore ? 'core-1 hosting submission, the one scheduler and the one supervisor (sas up\'s default: no second scheduler or supervisor to take over at once when it dies), the three agents in one process of their own' : options.sharedCore ? 'core-1 hosting submission, a scheduler and a supervisor and core-2 a scheduler and a supervisor (sas up\'s shared core), the agents each its own process' : 'every service its own process'}, defaults as \`pnpm bench\` starts them`,
+      `the embedded MongoDB (${dataDir ? 'on disk: SQLite in WAL mode, each write committed before it is acknowledged, as sas up runs it' : 'in memory: nothing survives its restart'}) and ${[...roles].map(([role, n]) => `${n} ${role}`).join(', ')}, ${options.sharedCore && options.singleCore ? 'core-1 hosting submission, the one scheduler and the one supervisor (sas up\'s default: no second scheduler or supervisor to take over at once when it dies), the three agents in one process of their own' : options.sharedCore ? 'core-1 hosting submission, a scheduler and a supervisor and core-2 a scheduler and a supervisor (sas up\'s shared core), the agents each its own process' : 'every service its own process'}, defaults as \`pnpm bench\` starts them`,
       'each order: SasClient.submit of order-fulfilment (3 steps), finished when its final status event arrives',
     ],
     // remote-sim is the remote, not the system: left out as it is for the peers; the benchmark's

@@ -41,9 +41,9 @@ const FULL_RUN = Object.freeze({ warmupOrders: 1000, serialOrders: 200, windowSe
 const QUICK_RUN = Object.freeze({ ...FULL_RUN, warmupOrders: 200, serialOrders: 50, windowSeconds: 5 });
 
 /** The systems in the order they run; `--systems` picks some of them by key. */
-const SYSTEMS = Object.freeze(['bullmq-chain', 'restate', 'dbos', 'sas', 'sas-shared', 'sas-up']);
+const SYSTEMS = Object.freeze(['bullmq-chain', 'restate', 'dbos', 'sas', 'sas-shared', 'sas-up', 'sas-up-in-memory']);
 /** Run only when `--systems` names them: sas itself in another layout, not a peer. */
-const ON_REQUEST = Object.freeze(['sas-shared', 'sas-up']);
+const ON_REQUEST = Object.freeze(['sas-shared', 'sas-up', 'sas-up-in-memory']);
 
 /**
  * `pnpm bench -- --peers`: the three peers and sas one after the other, each started fresh, measured
@@ -69,7 +69,8 @@ async function runPeers({ options, runId, logDir, say, cleanup }) {
     dbos: { label: 'DBOS', start: (ctx) => { const { startDbos } = require('./peer-dbos'); return startDbos(ctx); } },
     sas: { label: `sas (${statusLabel})`, start: (ctx) => { const { startSas } = require('./peer-sas'); return startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs }); } },
     'sas-shared': { label: `sas, core roles in 2 processes (${statusLabel})`, start: (ctx) => { const { startSas } = require('./peer-sas'); return startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs, sharedCore: true }); } },
-    'sas-up': { label: `sas as sas up runs it: one core process (one scheduler, one supervisor), one agents process (${statusLabel})`, start: (ctx) => { const { startSas } = require('./peer-sas'); return startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs, sharedCore: true, singleCore: true }); } },
+    'sas-up': { label: `sas as sas up runs it: one core process (one scheduler, one supervisor), one agents process, MongoDB on disk (${statusLabel})`, start: (ctx) => { const { startSas } = require('./peer-sas'); return startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs, sharedCore: true, singleCore: true, durable: true }); } },
+    'sas-up-in-memory': { label: `sas as sas up --in-memory runs it: the same, MongoDB in memory (${statusLabel})`, start: (ctx) => { const { startSas } = require('./peer-sas'); return startSas(ctx, { statusEvents: options.statusEvents, stallMs: settings.stallMs, sharedCore: true, singleCore: true }); } },
   };
 
   /** @type {import('./peer-table').PeerRow[]} */

@@ -111,6 +111,8 @@ async function main(argv: string[]): Promise<number> {
       const onSignal = (listener: (signal: string) => void): void => {
         process.on('SIGINT', () => listener('SIGINT'));
         process.on('SIGTERM', () => listener('SIGTERM'));
+        // A closed terminal: its services are in process groups of their own, so they would run on orphaned.
+        process.on('SIGHUP', () => listener('SIGHUP'));
       };
       const live = process.stdout.isTTY ? (line: string) => process.stdout.write(`\r${line}\x1b[K`) : undefined;
       return runUp(parseUpOptions(values), { out: (l) => console.log(l), err: (l) => console.error(l), live }, onSignal);
