@@ -5,6 +5,7 @@ import { DataDir, DataDirBusy, stopOrphans } from './data-dir';
 import { describeMongo } from './describe-mongo';
 import { renderStateCounts, type StateCounts } from './state-counts';
 import { UpRefused, checkFiles, startUp, type UpSystem } from './start-up';
+import { UnservedWatch } from './unserved-watch';
 import { UpSupervisor } from './up-supervisor';
 import type { UpOptions } from './up-options';
 
@@ -124,7 +125,9 @@ export async function runUp(options: UpOptions, output: UpOutput, onSignal: OnSi
     out('A process that dies is restarted; the others keep running. Press Ctrl-C to stop everything.');
     out('');
     store = await connectStore(up.env.MONGO_URL, up.env.MONGO_DB);
-    const reason = await follow(store, output, stopped);
+    const watch = new UnservedWatch(store, options.workflowsFile === undefined ? undefined : resolve(options.workflowsFile), out);
+    await watch.check();
+    const reason = await follow(store, output, stopped, () => watch.check());
     if (reason.startsWith('crash-loop ')) {
       err(`\n!! ${reason.slice('crash-loop '.length)}`);
       exitCode = 1;
@@ -145,12 +148,20 @@ function relativeOrAbsolute(path: string): string {
   return rel.startsWith('..') ? path : rel;
 }
 
-/** Shows the counts by state until `until` settles; resolves with its reason. A store that does not answer (MongoDB restarting) skips a beat. */
-async function follow(store: StoreConnection, output: UpOutput, until: Promise<string>): Promise<string> {
+/** How many count intervals between two live checks of the agents. */
+const LIVE_CHECK_EVERY = 10;
+
+/**
+ * Shows the counts by state until `until` settles, and runs `everyFewBeats` now and then; resolves
+ * with the reason. A store that does not answer (MongoDB restarting) skips a beat.
+ */
+async function follow(store: StoreConnection, output: UpOutput, until: Promise<string>, everyFewBeats: () => Promise<void>): Promise<string> {
   let last = '';
   let reason: string | undefined;
+  let beat = 0;
   void until.then((r) => (reason = r));
   while (reason === undefined) {
+    if (++beat % LIVE_CHECK_EVERY === 0) await everyFewBeats();
     const counts = await withinMs(countByState(store), COUNTS_INTERVAL_MS * 3);
     if (counts !== undefined) {
       const line = renderStateCounts(counts);
