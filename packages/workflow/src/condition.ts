@@ -44,6 +44,8 @@ export function conditionProblem(expression: string): string | null {
 export interface ConditionInput {
   payload: JsonObject;
   results: Record<string, JsonObject | null>;
+  /** A signal step's `rejectWhen` also sees the signal's data. */
+  data?: JsonObject | null;
 }
 
 /** A condition's answer: run the entry or not, or why it could not be decided. */
@@ -66,7 +68,8 @@ export function evaluateCondition(expression: string, input: ConditionInput): Co
  */
 export function evaluateExpression(expression: string, input: ConditionInput): { ok: true; value: unknown } | { ok: false; error: string } {
   try {
-    return { ok: true, value: compile(expression)({ payload: input.payload, results: input.results }) };
+    const context = input.data === undefined ? { payload: input.payload, results: input.results } : { payload: input.payload, results: input.results, data: input.data };
+    return { ok: true, value: compile(expression)(context) };
   } catch (e) {
     return { ok: false, error: oneLine((e as Error).message) };
   }

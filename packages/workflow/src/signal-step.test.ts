@@ -1,7 +1,8 @@
 import { alerts, statuses } from './test-support/action-filters';
-import { T0 } from './test-support/process-run';
+import { ProcessRun, T0 } from './test-support/process-run';
+import type { SignalStep } from './workflow-definition';
 import { ok } from './test-support/reply-body';
-import { HOUR, dispatched, signal, waitingForSignal } from './test-support/signal-run';
+import { HOUR, approvalWorkflow, dispatched, signal, waitingForSignal } from './test-support/signal-run';
 
 describe('a signal step when it comes up with no signal kept', () => {
   it('waits as document state: Running with its deadline, the process Pending until then, a wake for then', () => {
@@ -99,5 +100,69 @@ describe('a signal racing the timeout: whichever commits first wins, the other i
     const { history } = run.apply(signal());
     expect(history.why).toBe('signal approved (s-1) from shop kept; no step waits for it now');
     expect(run.doc.steps[1]!.result).toEqual({ timedOut: true });
+  });
+});
+
+describe('a signal step with rejectWhen: a signal that says no', () => {
+  /** The approval workflow whose signal step rejects when `data.approved == false`, then `onReject`. */
+  function rejecting(onReject?: 'compensate' | 'error'): ProcessRun {
+    const workflow = approvalWorkflow();
+    const entry = workflow.steps[1] as SignalStep;
+    workflow.steps[1] = { ...entry, signal: { ...entry.signal, rejectWhen: 'data.approved == false', ...(onReject && { onReject }) } };
+    const run = new ProcessRun(workflow);
+    run.apply({ type: 'claim' });
+    run.now += 100;
+    run.reply(ok({ reservationId: 'r-1' }));
+    return run;
+  }
+
+  it('undoes the earlier steps when the signal rejects, naming the signal in the step, the reason and the status event', () => {
+    const run = rejecting();
+    const { history } = run.apply(signal('approved', 'no-1', { approved: false, by: 'credit desk' }));
+    const what = 'rejected by signal approved (no-1): data.approved == false';
+    expect(run.doc.steps[1]).toMatchObject({ state: 'Failed', error: what });
+    expect(run.doc.reason).toBe(`approval: ${what}`);
+    expect(run.doc.signals?.[0]).toMatchObject({ id: 'no-1', consumedBy: 'approval' });
+    expect(history.why).toContain(`${what}: undoing the earlier steps`);
+    expect(run.actions).toContainEqual(expect.objectContaining({ type: 'status', event: expect.objectContaining({ status: 'Failed', reason: what }) }));
+    expect(dispatched(run)).toEqual(['reserve/compensate']);
+    run.reply(ok({}));
+    expect(run.doc.state).toBe('Compensated');
+  });
+
+  it('goes on when the signal approves', () => {
+    const run = rejecting();
+    run.apply(signal('approved', 'yes-1', { approved: true }));
+    expect(run.doc.steps[1]).toMatchObject({ state: 'Completed', result: { approved: true } });
+    expect(dispatched(run)).toEqual(['ship/forward']);
+  });
+
+  it('rejects with a signal kept before the step came up, when the step reaches it', () => {
+    const workflow = approvalWorkflow();
+    const entry = workflow.steps[1] as SignalStep;
+    workflow.steps[1] = { ...entry, signal: { ...entry.signal, rejectWhen: 'data.approved == false' } };
+    const run = new ProcessRun(workflow);
+    run.apply(signal('approved', 'early-no', { approved: false }));
+    run.apply({ type: 'claim' });
+    run.now += 100;
+    run.reply(ok({ reservationId: 'r-1' }));
+    expect(run.doc.steps[1]).toMatchObject({ state: 'Failed', error: 'rejected by signal approved (early-no): data.approved == false' });
+    expect(dispatched(run)).toEqual(['reserve/compensate']);
+  });
+
+  it('onReject error: stops in Error with an alert instead of undoing', () => {
+    const run = rejecting('error');
+    run.apply(signal('approved', 'no-2', { approved: false }));
+    expect(run.doc.state).toBe('Error');
+    expect(alerts(run.actions).map((a) => [a.kind, a.step])).toEqual([['ProcessError', 'approval']]);
+    expect(dispatched(run)).toEqual([]);
+  });
+
+  it('stops in Error, never approving silently, when rejectWhen cannot be decided on the data sent', () => {
+    const run = rejecting();
+    run.apply(signal('approved', 'odd-1', { verdict: 'maybe' }));
+    expect(run.doc.state).toBe('Error');
+    expect(run.doc.steps[1]!.error).toMatch(/^signal approved \(odd-1\): rejectWhen 'data\.approved == false' could not be decided \(.+\)$/);
+    expect(dispatched(run)).toEqual([]);
   });
 });

@@ -1,5 +1,7 @@
 import type { ReceivedSignal } from '@sas/contracts';
 import { continueCompensation } from './compensation';
+import { evaluateCondition } from './condition';
+import { conditionInput } from './entry-condition';
 import type { ProcessDraft } from './process-draft';
 import type { StartEntry } from './start-entry';
 import type { TransitionResult } from './transition-result';
@@ -36,6 +38,21 @@ export function startSignalWait(draft: ProcessDraft, index: number, why: string,
  */
 export function consumeSignal(draft: ProcessDraft, index: number, signal: ReceivedSignal, why: string, startEntry: StartEntry): TransitionResult {
   const record = draft.step(index);
+  const step = entryOf(draft.ctx.workflow, record) as SignalStep;
+  const rejectWhen = step.signal.rejectWhen;
+  if (rejectWhen !== undefined) {
+    const verdict = evaluateCondition(rejectWhen, { ...conditionInput(draft.doc), data: signal.data });
+    const named = `signal ${signal.name} (${signal.id})`;
+    if (!verdict.ok) {
+      // Neither yes nor no: an operator decides (resubmit after fixing the sender, or cancel); never a silent approval.
+      signal.consumedBy = record.name;
+      return failSignalStep(draft, index, `${named}: rejectWhen '${rejectWhen}' could not be decided (${verdict.error})`, 'error', why);
+    }
+    if (verdict.value) {
+      signal.consumedBy = record.name;
+      return failSignalStep(draft, index, `rejected by ${named}: ${rejectWhen}`, step.signal.onReject ?? 'compensate', why);
+    }
+  }
   record.state = 'Completed';
   record.finishedAt = draft.now;
   record.result = signal.data;
@@ -64,18 +81,29 @@ export function signalTimedOut(draft: ProcessDraft, why: string, startEntry: Sta
   }
   const step = entryOf(draft.ctx.workflow, record) as SignalStep;
   const what = `no signal ${step.signal.name} within ${step.signal.timeoutMs} ms (deadline ${deadline.toISOString()})`;
-  record.finishedAt = draft.now;
   if (step.signal.onTimeout === 'continue') {
+    record.finishedAt = draft.now;
     record.state = 'Completed';
     record.result = { timedOut: true };
     draft.status('StepCompleted', { step: record.name });
     return startEntry(draft, nextEntryIndex(draft.doc.steps, index), `${why}; ${what}: ${record.name} goes on without it`);
   }
+  return failSignalStep(draft, index, what, step.signal.onTimeout, why);
+}
+
+/**
+ * Fails the signal step at `index` (no signal in time, or one that rejected): the process stops in
+ * Error with an alert (a resubmit waits again, with a new deadline), or undoes the earlier steps.
+ * The reason names what failed it, in the step, the process's reason, its status event and history.
+ */
+function failSignalStep(draft: ProcessDraft, index: number, what: string, then: 'error' | 'compensate', why: string): TransitionResult {
+  const record = draft.step(index);
+  record.finishedAt = draft.now;
   record.state = 'Failed';
   record.error = what;
   draft.doc.reason = `${record.name}: ${what}`;
   draft.status('Failed', { step: record.name, reason: what });
-  if (step.signal.onTimeout === 'error') {
+  if (then === 'error') {
     draft.settle('Error');
     draft.alert('ProcessError', `${record.name}: ${what}; send the signal and resubmit the process (it waits again), or cancel it`);
     return draft.finish(`${why}; ${what}: stopped in Error`);

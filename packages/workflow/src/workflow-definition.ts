@@ -103,6 +103,14 @@ export const SignalStep = strictObject({
     timeoutMs: z.number().int().positive(),
     /** Then: undo the earlier steps, stop in Error for an operator, or go on with a null result. */
     onTimeout: z.enum(['compensate', 'error', 'continue']),
+    /**
+     * When the signal says no: a CEL condition over `{ data, payload, results }` (`data` is the
+     * signal's data), e.g. `data.approved == false`. True: the signal rejects, the step fails, and
+     * `onReject` applies; the history and the final status name the signal. Absent: every signal approves.
+     */
+    rejectWhen: Condition.optional(),
+    /** A rejecting signal undoes the earlier steps (the order ends Compensated) or stops in Error for an operator. @default 'compensate' */
+    onReject: z.enum(['compensate', 'error']).optional(),
   }),
   condition: Condition.optional(),
 });
