@@ -40,7 +40,7 @@ export async function connectStore(url: string, dbName: string, options: Connect
     await client.connect();
   } catch (e) {
     throw new Error(
-      `Cannot reach MongoDB at ${describeMongoTarget(url).mongo}: ${(e as Error).message}. Start MongoDB, fix MONGO_URL, or run through the launcher (npm run demo), which starts one.`,
+      `Cannot reach MongoDB at ${describeMongoTarget(url).mongo}: ${(e as Error).message}. Start MongoDB, fix MONGO_URL, or run sas with npx sas up, which starts one.`,
       { cause: e },
     );
   }

@@ -17,6 +17,7 @@ import { showProcess } from './show-process';
 import { submitOrder } from './submit-order';
 import { WORKFLOWS_USAGE, runWorkflowsCommand } from './workflows-command';
 import { isRole } from './up/role-scripts';
+import { EMBEDDED_MONGO_USAGE, runEmbeddedMongo } from './up/run-embedded-mongo';
 import { ROLE_USAGE, runRole } from './up/run-role';
 import { runUp } from './up/run-up';
 import { UP_USAGE, parseUpOptions } from './up/up-options';
@@ -25,6 +26,7 @@ const USAGE = `Usage: sas <command> [options]
 
 ${UP_USAGE}
 ${ROLE_USAGE}
+${EMBEDDED_MONGO_USAGE}
   demo [--orders N] [--faults none|mild|chaos] [--keep] [--timeout-ms N]
         start the whole system locally, submit demo orders, show progress and a summary
   submit --order-id ID [--workflow NAME] [--payload JSON] [--reply-to QUEUE]
@@ -46,6 +48,11 @@ the dashboard's API instead, audited under the token's principal; without them t
 sas <command> --help describes a command, its options and an example.`;
 
 async function main(argv: string[]): Promise<number> {
+  // Its options are the embedded server's own, not the CLI's: handed over before they are parsed.
+  if (argv[0] === 'embedded-mongo') {
+    await runEmbeddedMongo(argv.slice(1));
+    return new Promise<number>(() => undefined); // the server exits the process when it stops
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
