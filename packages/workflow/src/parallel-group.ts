@@ -1,5 +1,6 @@
 import type { AgentReply, ProcessDocument, StepRecord } from '@sas/contracts';
 import { continueCompensation } from './compensation';
+import { expiryReason, type LiveAgents } from './expiry-reason';
 import { holdForPause, isPaused } from './pause-hold';
 import type { ProcessDraft } from './process-draft';
 import type { StartEntry } from './start-entry';
@@ -78,19 +79,19 @@ export function claimGroup(draft: ProcessDraft, why: string, startEntry: StartEn
 }
 
 /** The supervisor found a member in flight past its complete-by: each such member is recovered. */
-export function expireGroup(draft: ProcessDraft, startEntry: StartEntry): TransitionResult {
+export function expireGroup(draft: ProcessDraft, startEntry: StartEntry, live?: LiveAgents): TransitionResult {
   const members = entryRecords(draft.doc.steps, draft.doc.currentStep);
-  const expired = expireMembers(draft, members, 'complete-by passed');
+  const expired = expireMembers(draft, members, 'complete-by passed', live);
   return expired.result ?? settleGroup(draft, expired.why, startEntry);
 }
 
 /** Recovers every member in flight past its complete-by; a result when one ended the group. */
-function expireMembers(draft: ProcessDraft, members: number[], why: string): { why: string; result?: TransitionResult } {
+function expireMembers(draft: ProcessDraft, members: number[], why: string, live?: LiveAgents): { why: string; result?: TransitionResult } {
   let said = why;
   for (const i of members) {
     const s = draft.step(i);
     if (!inFlight(s) || (s.completeBy?.getTime() ?? Infinity) > draft.ctx.now) continue;
-    const outcome = recoverMember(draft, i, 'complete-by passed');
+    const outcome = recoverMember(draft, i, expiryReason(s, live));
     if (typeof outcome !== 'string') return { why: said, result: outcome };
     said = `${said}; ${outcome}`;
   }

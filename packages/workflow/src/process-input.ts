@@ -1,4 +1,5 @@
 import type { AgentReply, JsonObject } from '@sas/contracts';
+import type { LiveAgents } from './expiry-reason';
 
 /** Everything that can happen to a process. Each is applied by {@link transition}. */
 export type ProcessInput =
@@ -6,8 +7,11 @@ export type ProcessInput =
   | { type: 'claim' }
   /** An agent answered the step currently held. */
   | { type: 'reply'; reply: AgentReply }
-  /** The supervisor found the held step past its complete-by time. */
-  | { type: 'expire' }
+  /**
+   * The supervisor found the held step past its complete-by time. `liveAgents`, when it could read
+   * them, lets the reason say that no live agent serves the step (see `expiryReason`).
+   */
+  | { type: 'expire'; liveAgents?: LiveAgents }
   /** An operator restarts an Error process from the step that failed. */
   | { type: 'resubmit'; by: string; reason?: string; commandId?: string }
   /** An operator stops an unfinished process and undoes what it did. */

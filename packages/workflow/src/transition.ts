@@ -6,6 +6,7 @@ import { cancel, repeatedCommand, resubmit } from './operator-actions';
 import { undelivered } from './undelivered';
 import type { ProcessInput } from './process-input';
 import { expireGroup, inGroup } from './parallel-group';
+import { expiryReason } from './expiry-reason';
 import { ProcessDraft } from './process-draft';
 import { isExpired, recoverFailure } from './recover';
 import { startStage } from './start-stage';
@@ -30,8 +31,8 @@ export function transition(doc: ProcessDocument, input: ProcessInput, ctx: Trans
       return applyReply(doc, input.reply, ctx);
     case 'expire':
       if (!isExpired(doc, ctx.now)) return { applied: false, reason: `not expired: state ${doc.state}` };
-      if (inGroup(doc)) return expireGroup(new ProcessDraft(doc, ctx), startStage);
-      return recoverFailure(new ProcessDraft(doc, ctx), 'complete-by passed');
+      if (inGroup(doc)) return expireGroup(new ProcessDraft(doc, ctx), startStage, input.liveAgents);
+      return recoverFailure(new ProcessDraft(doc, ctx), expiryReason(doc.steps[doc.currentStep] ?? { agent: '', operation: '' }, input.liveAgents));
     case 'resubmit':
       return repeatedCommand(doc, input) ?? resubmit(doc, input, ctx);
     case 'cancel':

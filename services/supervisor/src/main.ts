@@ -1,5 +1,6 @@
 import { ProbeServer, loadConfig } from '@sas/runtime';
-import { LeaseRepository } from '@sas/store';
+import { AgentRegistrationRepository, LeaseRepository } from '@sas/store';
+import { liveAgentsOf } from '@sas/workflow';
 import { openProcessService, runMain } from '@sas/wiring';
 import { SupervisorConfig } from './config';
 import { PromSupervisorMetrics } from './prom-supervisor-metrics';
@@ -20,6 +21,7 @@ runMain('supervisor', async (env) => {
     batch: config.SWEEP_BATCH,
     leaseTtlMs: config.LEASE_TTL_MS,
     metrics,
+    liveAgents: async (now) => liveAgentsOf(await new AgentRegistrationRepository(svc.connection.db).listLive(now)),
   });
   metrics.countersOf(supervisor);
   supervisor.start();

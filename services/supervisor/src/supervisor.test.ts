@@ -29,6 +29,31 @@ describe('Supervisor recovering an expired process', () => {
     expect((await h.doc()).outbox).toEqual([]);
   });
 
+  it('says in the reason that no live agent serves the expired step, reading the live agents once per sweep', async () => {
+    await h.held();
+    h.clock.t += COMPLETE_BY_MS;
+    const reads: Date[] = [];
+    const supervisor = h.supervisor('supervisor-a', undefined, async (now) => {
+      reads.push(now);
+      return { payment: ['charge', 'refund'] };
+    });
+    expect(await supervisor.sweep()).toMatchObject({ recovered: 1 });
+    const doc = await h.doc();
+    expect(doc.reason).toMatch(/^reserve-inventory: complete-by passed; no live instance of agent 'inventory' is registered: start it, or fix the agent's name in the workflow$/);
+    expect(reads).toHaveLength(1);
+    // Nothing expired: no read.
+    await supervisor.sweep();
+    expect(reads).toHaveLength(1);
+  });
+
+  it('recovers as before, with the plain reason, when the live agents cannot be read', async () => {
+    await h.held();
+    h.clock.t += COMPLETE_BY_MS;
+    const supervisor = h.supervisor('supervisor-a', undefined, () => Promise.reject(new Error('MongoDB is away')));
+    expect(await supervisor.sweep()).toMatchObject({ recovered: 1 });
+    expect((await h.doc()).reason).toMatch(/: complete-by passed$/);
+  });
+
   it('skips a process whose workflow version is not deployed and still recovers the others', async () => {
     await h.held();
     const held = await h.doc();

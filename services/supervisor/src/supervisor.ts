@@ -1,6 +1,7 @@
 import type { ProcessEngine } from '@sas/engine';
 import { ensureError, type Clock } from '@sas/runtime';
 import type { ProcessStore } from '@sas/store';
+import type { LiveAgents } from '@sas/workflow';
 import type { Logger } from 'pino';
 import { recoveryAction } from './recovery-action';
 import type { SupervisorMetrics } from './supervisor-metrics';
@@ -24,6 +25,11 @@ export interface SupervisorDeps {
   outboxGraceMs?: number;
   /** Where recoveries are reported by workflow and action. @default none */
   metrics?: SupervisorMetrics;
+  /**
+   * The operations live agents serve, read once per sweep that recovers something, so a recovered
+   * step whose agent is not running says so in its reason. @default none: the reason says only that complete-by passed
+   */
+  liveAgents?: (now: Date) => Promise<LiveAgents>;
 }
 
 /** What one sweep did. */
@@ -105,6 +111,9 @@ export class Supervisor {
   private async recoverExpired(now: Date, report: SweepReport): Promise<void> {
     const batch = this.deps.batch ?? 100;
     const skipped = new Set<string>();
+    let live: Promise<LiveAgents | undefined> | undefined;
+    // Read only when something expired, and once per sweep; a failed read only makes the reasons plainer.
+    const liveAgents = (): Promise<LiveAgents | undefined> => (live ??= this.deps.liveAgents?.(now).catch(() => undefined) ?? Promise.resolve(undefined));
     for (let round = 0; round < MAX_QUERIES_PER_SWEEP && !this.closed; round++) {
       const limit = batch + skipped.size;
       const found = await this.deps.store.findExpired(now, limit);
@@ -112,7 +121,8 @@ export class Supervisor {
       for (const summary of expired) {
         if (this.closed) break;
         try {
-          const outcome = await this.deps.engine.apply(summary._id, { type: 'expire' });
+          const agents = await liveAgents();
+          const outcome = await this.deps.engine.apply(summary._id, agents === undefined ? { type: 'expire' } : { type: 'expire', liveAgents: agents });
           if (outcome.kind === 'applied') {
             report.recovered += 1;
             this.deps.metrics?.recovered(outcome.process.workflow, recoveryAction(outcome.process, summary.mode));

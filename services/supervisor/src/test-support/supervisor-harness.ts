@@ -11,7 +11,7 @@ import {
 } from '@sas/workflow';
 import { pino } from 'pino';
 import type { SweepLease } from '../sweep-lease';
-import { Supervisor } from '../supervisor';
+import { Supervisor, type SupervisorDeps } from '../supervisor';
 
 /** When every supervisor test starts: a fixed instant, so expected timestamps are literal. */
 export const T0 = Date.UTC(2030, 0, 1);
@@ -49,7 +49,7 @@ export class SupervisorHarness {
     return new ProcessEngine({ store, outbox, registry, clock, who, replyQueue, logger, pausedAgents: this.pauses });
   }
 
-  supervisor(instanceId: string, lease: SweepLease = this.lease): Supervisor {
+  supervisor(instanceId: string, lease: SweepLease = this.lease, liveAgents?: SupervisorDeps['liveAgents']): Supervisor {
     const { store, clock } = this;
     const engine = this.engine(instanceId);
     const supervisor = new Supervisor({
@@ -60,6 +60,7 @@ export class SupervisorHarness {
       instanceId,
       logger,
       sweepIntervalMs: SWEEP_INTERVAL_MS,
+      ...(liveAgents && { liveAgents }),
     });
     this.supervisors.push(supervisor);
     return supervisor;
