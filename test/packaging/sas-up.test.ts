@@ -185,6 +185,21 @@ describe('sas up', () => {
     expect(existsSync(join(dir, 'bad-mapping-data'))).toBe(false);
   }, 60_000);
 
+  it('kills everything at once on a second Ctrl-C, and says so', async () => {
+    const up = sasUp('twice', []);
+    await up.start();
+    await up.waitForLine((l) => l.text.startsWith('processes: '), 120_000, 'the live line');
+    const before = servicesOf(up.pid ?? -1);
+    expect(before.length).toBeGreaterThanOrEqual(4); // the core, the dashboard, the embedded MongoDB, redis-server
+    process.kill(up.pid ?? -1, 'SIGINT');
+    await up.waitForLine((l) => l.text.includes('stopping the roles and agents'), 10_000, 'the first Ctrl-C');
+    process.kill(up.pid ?? -1, 'SIGINT');
+    const exit = await up.whenExited();
+    expect(up.lines.map((l) => l.text).join('\n')).toContain('sas up: SIGINT again: killing every process now (SIGKILL).');
+    expect(exit?.code).toBe(0);
+    expect(before.filter((p) => alive(Number(p.split(' ')[0])))).toEqual([]);
+  }, 120_000);
+
   it('restarts a service that dies, and stops everything with exit 1 when it keeps dying (a crash loop)', async () => {
     const workflows = join(dir, 'loop-workflows.json');
     writeFileSync(workflows, readFileSync(join(WORKSPACE_ROOT, 'test/packaging/registry-app/workflows.json')));
