@@ -4,7 +4,7 @@ import { DataFileError } from '../errors/data-file-error';
 import { errorMessage } from '../errors/error-message';
 
 /** A value SQLite stores or returns (BLOBs come back as Uint8Array). */
-export type SqliteValue = null | number | bigint | string | Uint8Array;
+type SqliteValue = null | number | bigint | string | Uint8Array;
 
 /** The part of `node:sqlite`'s `StatementSync` this server uses (typed here: `@types/node` 20 has none). */
 export interface SqliteStatement {
