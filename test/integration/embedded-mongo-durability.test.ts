@@ -12,7 +12,7 @@ import { MongoClient, MongoServerError, type Collection, type Document } from 'm
  * collection scan, and no write applied twice by the driver's retry.
  */
 const CLI = join(findWorkspaceRoot(), 'packages/embedded-mongo/dist/cli.js');
-const ROUNDS_BUDGET_MS = 15_000;
+const ROUNDS_BUDGET_MS = 12_000;
 const WORKERS = 8;
 
 let dir: string;
