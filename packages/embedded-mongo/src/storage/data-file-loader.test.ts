@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -18,13 +18,11 @@ import {
 } from 'bson';
 import type { Doc } from '../bson/bson-types';
 import { CommandError } from '../errors/command-error';
-import { DataFileError } from '../errors/data-file-error';
 import { compileFilter } from '../query/query-matcher';
 import { decodeDocument, encodeDocument } from '../wire/bson-codec';
 import type { CollectionStore } from './collection-store';
 import { loadDataFile, type PersistedState } from './data-file-loader';
 import { parseIndexSpec } from './index-spec';
-import { DATA_FILE_NAME } from './sqlite-data-file';
 
 let dir: string;
 const open: PersistedState[] = [];
@@ -260,44 +258,5 @@ describe('when retryable-write replies are kept', () => {
     expect(restored.retryableWrites.replay(write(2, 1))).toBeUndefined();
     expect(restored.retryableWrites.replay(write(1, 2))).toEqual({ ok: 1 });
     expect(restored.retryableWrites.replay(write(3, 1))).toEqual({ ok: 1 });
-  });
-});
-
-describe('when the data file cannot be used', () => {
-  it('refuses a second opening while the first holds the file', () => {
-    load();
-    const file = join(dir, DATA_FILE_NAME);
-    expect(() => loadDataFile(dir, 'normal')).toThrow(new DataFileError(file, `another embedded MongoDB (or process) holds ${file}; stop it first`));
-  });
-
-  it('refuses a file that is not SQLite, naming it, rather than starting empty', () => {
-    const file = join(dir, DATA_FILE_NAME);
-    writeFileSync(file, Buffer.alloc(8192, 'garbage '));
-    expect(() => loadDataFile(dir, 'normal')).toThrow(DataFileError);
-    expect(() => loadDataFile(dir, 'normal')).toThrow(`cannot read the embedded MongoDB data file ${file} (file is not a database)`);
-  });
-
-  it('refuses a SQLite file of another application', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { DatabaseSync } = require('node:sqlite') as { DatabaseSync: new (path: string) => { exec(sql: string): void; close(): void } };
-    const file = join(dir, DATA_FILE_NAME);
-    const other = new DatabaseSync(file);
-    other.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY)');
-    other.close();
-    expect(() => loadDataFile(dir, 'normal')).toThrow(`${file} is a SQLite file but not an embedded MongoDB data file of format 1 (found no format)`);
-  });
-
-  it('refuses a document that is not BSON, naming the file', () => {
-    const state = load();
-    state.catalog.ensure('db', 'c').collection.insert({ _id: 1 });
-    state.journal.commit();
-    state.journal.close();
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { DatabaseSync } = require('node:sqlite') as { DatabaseSync: new (path: string) => { exec(sql: string): void; close(): void } };
-    const file = join(dir, DATA_FILE_NAME);
-    const raw = new DatabaseSync(file);
-    raw.exec("UPDATE documents SET doc = x'0500000000ff'");
-    raw.close();
-    expect(() => loadDataFile(dir, 'normal')).toThrow(`cannot read the embedded MongoDB data file ${file}`);
   });
 });
