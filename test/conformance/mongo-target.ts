@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedMongoServer } from '@sas/embedded-mongo';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
+import { snapshotDatabases } from './database-snapshot';
 
 /**
  * The MongoDB a conformance test talks to: the real server at `MONGO_URL` when set, otherwise an
@@ -35,19 +36,24 @@ export function persistEmbeddedTargets(): void {
 
 /**
  * The storage options of an embedded server in this run: none (in memory), or, once
- * {@link persistEmbeddedTargets} was called, a fresh temporary `dataDir`, removed after the file's
- * tests. Call it where tests are declared (it registers an `afterAll`).
+ * {@link persistEmbeddedTargets} was called, a fresh temporary `dataDir`. Call it where tests are
+ * declared; the caller removes it with {@link removeEmbeddedStorage} once its server is closed.
  */
 export function embeddedStorage(): { dataDir?: string } {
   if (!persisted) return {};
-  const dataDir = mkdtempSync(join(tmpdir(), 'sas-conformance-'));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-  return { dataDir };
+  return { dataDir: mkdtempSync(join(tmpdir(), 'sas-conformance-')) };
+}
+
+/** Removes the temporary data folder of {@link embeddedStorage}, if any. */
+export function removeEmbeddedStorage(storage: { dataDir?: string }): void {
+  if (storage.dataDir !== undefined) rmSync(storage.dataDir, { recursive: true, force: true });
 }
 
 /**
  * Registers jest hooks that connect once per file (starting an embedded server if needed),
  * hand each test a uniquely named database and drop it afterwards, then close everything.
+ * A persisted embedded server keeps the tests' databases instead, and at the end of the file is
+ * restarted on its data folder: what the driver sees before and after must be equal.
  */
 export function useMongoTarget(): MongoTarget {
   const realUrl = process.env['MONGO_URL'];
@@ -55,27 +61,39 @@ export function useMongoTarget(): MongoTarget {
   let server: EmbeddedMongoServer | undefined;
   let client: MongoClient | undefined;
   let current: Db | undefined;
+  const kept: string[] = [];
 
-  beforeAll(async () => {
+  async function connect(): Promise<void> {
     let url = realUrl;
     if (url === undefined || url === '') {
       server = new EmbeddedMongoServer({ ttlMonitorIntervalMs: 200, ...storage });
       url = (await server.start()).url;
     }
     client = await MongoClient.connect(url, { serverSelectionTimeoutMS: 10_000 });
-  });
+  }
+
+  beforeAll(connect);
   beforeEach(() => {
     dbCounter += 1;
     const name = `conf_${process.pid}_${dbCounter}_${Math.random().toString(36).slice(2, 8)}`;
     current = target.client.db(name);
   });
   afterEach(async () => {
-    await current?.dropDatabase();
+    if (storage.dataDir !== undefined && current !== undefined) kept.push(current.databaseName);
+    else await current?.dropDatabase();
     current = undefined;
   });
   afterAll(async () => {
+    if (storage.dataDir !== undefined && client !== undefined) {
+      const before = await snapshotDatabases(client, kept);
+      await client.close();
+      await server?.close();
+      await connect();
+      expect(await snapshotDatabases(target.client, kept)).toEqual(before);
+    }
     await client?.close();
     await server?.close();
+    removeEmbeddedStorage(storage);
   });
 
   const target: MongoTarget = {

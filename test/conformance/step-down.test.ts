@@ -1,6 +1,6 @@
 import { EmbeddedMongoServer } from '@sas/embedded-mongo';
 import { Long, MongoClient, MongoServerError, ObjectId, type Db } from 'mongodb';
-import { embeddedStorage, serverError, waitFor } from './mongo-target';
+import { embeddedStorage, removeEmbeddedStorage, serverError, waitFor } from './mongo-target';
 
 /**
  * A primary step-down, as the services meet it. Runs against a real one-member replica set when
@@ -27,6 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
   await server?.close();
+  removeEmbeddedStorage(storage);
 });
 
 async function connect(url: string): Promise<MongoClient> {

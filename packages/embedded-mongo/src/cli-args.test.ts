@@ -15,6 +15,12 @@ describe('parseCliArgs', () => {
     expect(() => parseCliArgs(['--repl-set='])).toThrow('--repl-set needs a replica set name');
   });
 
+  it('reads the data folder and the sync mode', () => {
+    expect(parseCliArgs(['--data-dir', '.sas/mongo', '--sync=full'])).toEqual({ dataDir: '.sas/mongo', sync: 'full' });
+    expect(() => parseCliArgs(['--data-dir='])).toThrow('--data-dir needs a folder');
+    expect(() => parseCliArgs(['--sync', 'always'])).toThrow("--sync needs 'normal' or 'full' (got 'always')");
+  });
+
   it('names the bad argument and shows the usage', () => {
     expect(() => parseCliArgs(['--port', 'abc'])).toThrow(
       "--port needs an integer from 0 to 65535 (got 'abc'); usage:",
@@ -30,7 +36,9 @@ describe('parseCliArgs', () => {
   });
 
   it('documents every option it parses', () => {
-    for (const flag of ['--port', '--host', '--ttl-interval-ms', '--repl-set', '--help']) expect(HELP).toContain(`\n  ${flag}`);
+    for (const flag of ['--port', '--host', '--data-dir', '--sync', '--ttl-interval-ms', '--repl-set', '--help'])
+      expect(HELP).toContain(`\n  ${flag}`);
     expect(HELP).toContain('keeps everything in memory');
+    expect(HELP).toContain('DIR/embedded-mongo.sqlite');
   });
 });

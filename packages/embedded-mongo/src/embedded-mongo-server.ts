@@ -58,13 +58,14 @@ function urlHost(host: string): string {
 
 /**
  * A MongoDB that the official driver reaches over TCP, in memory or (with `dataDir`) kept in a
- * SQLite file, for tests and the local one-command run where no MongoDB server can be installed (see DESIGN.md, "MongoDB for tests
- * and the local default"). It implements exactly the commands this project uses and answers
- * everything else with MongoDB's own errors; a conformance suite holds it to real MongoDB.
+ * SQLite file, for tests and the local one-command run where no MongoDB server can be installed
+ * (see DESIGN.md, "MongoDB for tests and the local default"). It implements exactly the commands
+ * this project uses and answers everything else with MongoDB's own errors; a conformance suite
+ * holds it to real MongoDB.
  *
  * @example
  * ```ts
- * const server = new EmbeddedMongoServer();
+ * const server = new EmbeddedMongoServer(); // or { dataDir: '.sas/mongo' } to keep the state on disk
  * const { url } = await server.start();
  * const client = await MongoClient.connect(url);
  * // ...
@@ -143,7 +144,7 @@ export class EmbeddedMongoServer {
   }
 
   /** Reads the data file back (persisted mode); from then on every change is journaled to it. */
-  private openDataFile(dataDir: string): void {
+  private restoreFromDataFile(dataDir: string): void {
     const started = Date.now();
     const state = loadDataFile(dataDir, this.options.sync);
     this.catalog = state.catalog;
@@ -168,7 +169,7 @@ export class EmbeddedMongoServer {
   async start(): Promise<{ port: number; url: string }> {
     if (this.closing) throw new Error('EmbeddedMongoServer was closed; create a new instance to start again');
     if (this.address) return this.address;
-    if (this.options.dataDir !== undefined && this.journal === IN_MEMORY_JOURNAL) this.openDataFile(this.options.dataDir);
+    if (this.options.dataDir !== undefined && this.journal === IN_MEMORY_JOURNAL) this.restoreFromDataFile(this.options.dataDir);
     const server = createServer((socket) => this.accept(socket));
     this.server = server;
     try {

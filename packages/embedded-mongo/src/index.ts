@@ -11,5 +11,7 @@
  * ```
  */
 export { EmbeddedMongoServer, type EmbeddedMongoOptions } from './embedded-mongo-server';
+export { DataFileError } from './errors/data-file-error';
+export type { SyncMode } from './storage/sqlite-data-file';
 export type { LogLevel, LogSink } from './log-sink';
 export type { QueryStats } from './storage/collection-store';

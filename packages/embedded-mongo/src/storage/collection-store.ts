@@ -181,6 +181,6 @@ export class CollectionStore {
 
   /** Builds an index read from the data file over the restored documents, without recording it again. */
   restoreIndex(spec: IndexSpec): void {
-    this.indexes.create(spec, this.records());
+    this.indexes.create(spec, this.records(), true);
   }
 }

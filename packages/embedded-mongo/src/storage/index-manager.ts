@@ -172,8 +172,13 @@ export class IndexManager {
   /**
    * Builds a new index over the existing documents; a unique index over duplicates fails with
    * 11000 and leaves nothing behind, as MongoDB's index build does.
+   *
+   * With `restoring` (the persisted mode reading its file back), a non-unique index is built as
+   * the writes left it, without the parallel-arrays check a new build makes: inserts do not make
+   * that check for non-unique indexes, so such documents may be stored, and a restart must not
+   * refuse a state the server accepted.
    */
-  create(spec: IndexSpec, records: Iterable<StoredRecord>): void {
+  create(spec: IndexSpec, records: Iterable<StoredRecord>, restoring = false): void {
     const applies = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression) : () => true;
     const tree =
       spec.sparse || spec.partialFilterExpression
@@ -185,6 +190,7 @@ export class IndexManager {
     const entry: IndexEntry = { spec, applies, owners: spec.unique ? new Map() : undefined, tree };
     for (const { idKey, doc, seq } of records) {
       tree?.add(doc, idKey, seq);
+      if (restoring && entry.owners === undefined) continue;
       for (const key of this.keysOf(entry, doc)) {
         const owner = entry.owners?.get(key.canonical);
         if (owner !== undefined && owner !== idKey) {

@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataFileError } from '../errors/data-file-error';
+import { errorMessage } from '../errors/error-message';
 
 /** A value SQLite stores or returns (BLOBs come back as Uint8Array). */
-export type SqliteValue = null | number | bigint | string | Uint8Array;
+type SqliteValue = null | number | bigint | string | Uint8Array;
 
 /** The part of `node:sqlite`'s `StatementSync` this server uses (typed here: `@types/node` 20 has none). */
 export interface SqliteStatement {
@@ -83,7 +84,7 @@ export function openDataFile(dataDir: string, sync: SyncMode): { database: Sqlit
   try {
     mkdirSync(dataDir, { recursive: true });
   } catch (error) {
-    throw new DataFileError(file, `cannot create the data folder ${dataDir}: ${String(error)}; check the path and its permissions`, { cause: error });
+    throw new DataFileError(file, `cannot create the data folder ${dataDir}: ${errorMessage(error)}; check the path and its permissions`, { cause: error });
   }
   // Loaded here, not imported at the top: the in-memory mode must not load node:sqlite at all.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -92,7 +93,7 @@ export function openDataFile(dataDir: string, sync: SyncMode): { database: Sqlit
   try {
     database = new DatabaseSync(file);
   } catch (error) {
-    throw new DataFileError(file, `cannot open ${file}: ${String(error)}; check the path and its permissions`, { cause: error });
+    throw new DataFileError(file, `cannot open ${file}: ${errorMessage(error)}; check the path and its permissions`, { cause: error });
   }
   try {
     // EXCLUSIVE before the first WAL access: SQLite then keeps the WAL index in the process,
@@ -118,6 +119,6 @@ export function openDataFile(dataDir: string, sync: SyncMode): { database: Sqlit
 
 /** The message for a data file that cannot be read: which file, why, and that nothing starts empty over it. */
 export function unreadable(file: string, error: unknown): string {
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = errorMessage(error);
   return `cannot read the embedded MongoDB data file ${file} (${reason}); it is damaged or not a file this server wrote. The server does not start empty over it: move it away or restore it from a backup, then start again`;
 }

@@ -1,6 +1,7 @@
 import type { UUID } from 'bson';
 import type { Doc } from '../bson/bson-types';
 import { DataFileError } from '../errors/data-file-error';
+import { errorMessage } from '../errors/error-message';
 import { encodeDocument } from '../wire/bson-codec';
 import type { IndexSpec } from './index-spec';
 import type { SqliteDatabase, SqliteStatement } from './sqlite-data-file';
@@ -117,7 +118,7 @@ export class SqliteJournal implements StorageJournal {
     } catch (error) {
       this.failure ??= error;
       this.rollback();
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       throw new DataFileError(
         this.file,
         `could not write to ${this.file} (${reason}); the last change is not saved and the server stops: free disk space or fix the file's permissions, then restart it`,
