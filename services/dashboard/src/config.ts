@@ -78,6 +78,26 @@ export const DashboardConfig = z
     .string()
     .default('')
     .transform((v): boolean | number | string => (v.trim() === '' || v.trim() === 'false' ? false : /^\d+$/.test(v.trim()) ? Number(v.trim()) : v.trim())),
+  /**
+   * Host names the dashboard answers to besides `localhost`, `127.0.0.1`, `[::1]`, `HOST` and IP
+   * addresses, as a comma list (`dashboard,sas.example.com`): the name in the address a browser,
+   * the CLI (`SAS_DASHBOARD_URL`) or a scraper uses. Any other `Host` is answered 421, so a
+   * DNS-rebinding page cannot use the dashboard. Empty by default.
+   */
+  DASHBOARD_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((list) => list.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0))
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?|\[[0-9a-f:.]+\])$/,
+            'each DASHBOARD_ALLOWED_HOSTS entry must be a host name without scheme or port, e.g. dashboard,sas.example.com',
+          ),
+      ),
+    ),
   /** How long an audit entry is kept before MongoDB's TTL removes it; 90 days. Applies to entries recorded from then on. */
   AUDIT_RETENTION_MS: z.coerce.number().int().min(60_000, 'AUDIT_RETENTION_MS must be at least 60000 (one minute); the default is 7776000000 (90 days)').default(DEFAULT_AUDIT_RETENTION_MS),
   /** `off` runs without any login (anyone reaching the port may cancel orders); only said explicitly. */

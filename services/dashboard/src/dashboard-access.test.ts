@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Server } from 'node:http';
+import { request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Bus } from '@sas/bus';
 import { systemClock } from '@sas/runtime';
@@ -277,5 +277,27 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     expect(commands.sent.map((s) => s.by)).toEqual(['operator via dashboard']);
     const page = await call('GET', '/');
     expect(page.text).not.toContain('id="sign-out"');
+  });
+
+  it('refuses a DNS-rebinding page (another Host) with 421, probes and DASHBOARD_AUTH=off included, and sends nothing', async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    await serve('off');
+    // fetch may not set Host; a rebinding page's browser sends the page's own name.
+    const asEvil = (method: string, path: string, body?: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const url = new URL(path, base);
+        const req = request({ host: url.hostname, port: url.port, path: url.pathname, method, headers: { host: `evil.example:${url.port}`, 'content-type': 'application/json', origin: `http://evil.example:${url.port}` } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    expect(await asEvil('POST', '/api/bulk', JSON.stringify({ action: 'cancel', dryRun: true, reason: 'x', filter: { state: ['Error'] } }))).toBe(421);
+    expect(await asEvil('POST', '/api/processes/p1/cancel', '{}')).toBe(421);
+    expect(await asEvil('GET', '/readyz')).toBe(421);
+    expect(await asEvil('GET', '/api/processes')).toBe(421);
+    expect(commands.sent).toEqual([]);
+    expect((await call('GET', '/readyz')).status).not.toBe(421);
   });
 });

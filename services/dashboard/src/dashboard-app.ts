@@ -8,6 +8,7 @@ import type { Registry } from 'prom-client';
 import type { AgentPauseModel } from './agent-pause-model';
 import { registerAgentPauseMetrics } from './agent-pause-metrics';
 import { agentRoutes } from './agent-routes';
+import { allowedHostsGuard } from './allowed-hosts';
 import type { AlertStore } from './alert-store';
 import { apiErrorHandler, apiNotFound } from './api-errors';
 import { bulkRoutes, type BulkOperations } from './bulk-routes';
@@ -77,6 +78,11 @@ export interface DashboardAppDeps {
    * (client address for limits and the audit log, `Secure` cookies behind TLS). @default false: none
    */
   trustProxy?: boolean | string | number;
+  /**
+   * Host names the dashboard answers to besides the loopback names and IP addresses (see
+   * {@link allowedHostsGuard}): `DASHBOARD_ALLOWED_HOSTS` and the listening address. @default none
+   */
+  allowedHosts?: readonly string[];
 }
 
 
@@ -105,6 +111,8 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
   const board = bullBoard(deps.queues);
 
   app.use(securityHeaders());
+  // Before everything, the probes included: a DNS-rebinding page must not read or act.
+  app.use(allowedHostsGuard(deps.allowedHosts ?? []));
   app.use(healthRoutes({ readModel: deps.readModel, redisReady: deps.redisReady }));
   if (deps.metrics) {
     registerDashboardMetrics(deps.metrics, { readModel: deps.readModel, inspector, logger: deps.logger });

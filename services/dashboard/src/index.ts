@@ -49,3 +49,4 @@ export * from './audit-panel-script';
 export * from './read-only-board';
 export * from './bull-board-path';
 export * from './security-headers';
+export * from './allowed-hosts';
