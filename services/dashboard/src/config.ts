@@ -98,6 +98,15 @@ export const DashboardConfig = z
           ),
       ),
     ),
+  /**
+   * Names this dashboard's login cookie `sas_dashboard_<name>`: needed only when several dashboards
+   * share one host name and port (one ingress host, several paths). Unset, the cookie is named
+   * after the port the browser used (`sas_dashboard_4000`), which tells apart dashboards on one host.
+   */
+  DASHBOARD_INSTANCE_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,40}$/, 'DASHBOARD_INSTANCE_NAME must be 1-40 letters, digits, _ or -, e.g. prod')
+    .optional(),
   /** How long an audit entry is kept before MongoDB's TTL removes it; 90 days. Applies to entries recorded from then on. */
   AUDIT_RETENTION_MS: z.coerce.number().int().min(60_000, 'AUDIT_RETENTION_MS must be at least 60000 (one minute); the default is 7776000000 (90 days)').default(DEFAULT_AUDIT_RETENTION_MS),
   /** `off` runs without any login (anyone reaching the port may cancel orders); only said explicitly. */

@@ -30,6 +30,7 @@ import { AuthLimits, DEFAULT_AUTH_LIMITS } from './auth-limits';
 import { BULL_BOARD_PATH } from './bull-board-path';
 import { CredentialFailures } from './credential-failures';
 import { readOnlyBoard } from './read-only-board';
+import { untrustedProxyWarning } from './untrusted-proxy-warning';
 import { cspNonce, securityHeaders } from './security-headers';
 
 /** Everything the dashboard app reads and talks to, passed in so tests can supply their own. */
@@ -83,6 +84,11 @@ export interface DashboardAppDeps {
    * {@link allowedHostsGuard}): `DASHBOARD_ALLOWED_HOSTS` and the listening address. @default none
    */
   allowedHosts?: readonly string[];
+  /**
+   * `DASHBOARD_INSTANCE_NAME`: names the login cookie `sas_dashboard_<name>`, for dashboards that
+   * share a host name and port (one ingress host, several paths). @default the port the browser used
+   */
+  instanceName?: string;
 }
 
 
@@ -119,9 +125,11 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
     if (deps.agentPauses) registerAgentPauseMetrics(deps.metrics, deps.agentPauses, deps.logger);
     app.use(metricsRoute(deps.metrics));
   }
+  app.use(untrustedProxyWarning(deps.logger, deps.trustProxy ?? false));
   app.use(auditTrail({ sink: deps.audit, logger: deps.logger, retentionMs: deps.auditRetentionMs ?? DEFAULT_AUDIT_RETENTION_MS, now, authOff: deps.auth === 'off' }));
-  app.use(loginRoute(deps.auth, failures));
-  app.use(requireAccess(deps.auth, failures));
+  const access = { instanceName: deps.instanceName };
+  app.use(loginRoute(deps.auth, failures, access));
+  app.use(requireAccess(deps.auth, failures, access));
   app.use(sameOriginGuard);
   app.use(BULL_BOARD_PATH, readOnlyBoard, board);
   app.use('/api', jsonOnlyGuard, express.json({ limit: '16kb' }));

@@ -63,6 +63,7 @@ async function main(): Promise<void> {
     auditRetentionMs: config.AUDIT_RETENTION_MS,
     authLimits,
     trustProxy: config.DASHBOARD_TRUST_PROXY,
+    ...(config.DASHBOARD_INSTANCE_NAME !== undefined && { instanceName: config.DASHBOARD_INSTANCE_NAME }),
     // The listening address is a name people use too (HOST=dashboard.internal); a wildcard is not.
     allowedHosts: [...config.DASHBOARD_ALLOWED_HOSTS, ...(config.HOST === '0.0.0.0' || config.HOST === '::' ? [] : [config.HOST])],
   });
