@@ -213,7 +213,7 @@ describe('the operator surface against an attacker (real dashboard process)', ()
 
   it('refuses to start with a weak token, naming how to make a good one', async () => {
     const root = findWorkspaceRoot();
-    for (const weak of ['password12345678', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa']) {
+    for (const weak of ['password12345678', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'CHANGE-ME-to-a-random-token', 'my-sas-dashboard-token-for-prod']) {
       const child = spawn(process.execPath, [serviceScript(root, 'dashboard')], { env: { ...fx.stack.env, PORT: '0', DASHBOARD_TOKENS: `operator:alice:${weak}` }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -222,7 +222,7 @@ describe('the operator surface against an attacker (real dashboard process)', ()
       const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
       clearTimeout(stop);
       expect(code).toBe(1);
-      expect(stderr).toMatch(/dashboard failed to start: Invalid configuration:\s+DASHBOARD_TOKENS\.0: the operator \(alice\) token is too weak: .*generate one with: openssl rand -hex 16/);
+      expect(stderr).toMatch(/dashboard failed to start: Invalid configuration:\s+DASHBOARD_TOKENS\.0: the operator \(alice\) token is too weak: .*generate one with: openssl rand -base64 32/);
       expect(stderr).not.toContain(weak);
     }
   });

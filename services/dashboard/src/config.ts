@@ -41,7 +41,8 @@ export const DashboardConfig = z
    * Who may use the dashboard: a comma list of `role:token` or `role:name:token`, role `viewer`
    * (read only) or `operator` (also resubmit, cancel, bulk, pause and resume); each token must
    * carry at least 128 bits (32 hex or 22 base64url characters from a random source, e.g.
-   * `openssl rand -hex 16`; see `tokenStrength`). Required unless `DASHBOARD_AUTH=off`.
+   * `openssl rand -base64 32`; placeholders and word-built tokens are refused, see `tokenStrength`).
+   * Required unless `DASHBOARD_AUTH=off`.
    */
   DASHBOARD_TOKENS: z
     .string()
@@ -118,7 +119,7 @@ export const DashboardConfig = z
         code: z.ZodIssueCode.custom,
         path: ['DASHBOARD_TOKENS'],
         message:
-          'no dashboard tokens are configured; set DASHBOARD_TOKENS=operator:<token>[,viewer:<token>] (each token of at least 128 bits, e.g. from openssl rand -hex 16), or DASHBOARD_AUTH=off to serve without login on a trusted network',
+          'no dashboard tokens are configured; set DASHBOARD_TOKENS=operator:<token>[,viewer:<token>] (each token of at least 128 bits, e.g. from openssl rand -base64 32), or DASHBOARD_AUTH=off to serve without login on a trusted network',
       });
     }
     if (c.DASHBOARD_AUTH === 'off' && c.DASHBOARD_TOKENS.length > 0) {
