@@ -326,6 +326,15 @@ describe('the dashboard app (fake store and schedulers, private Redis)', () => {
       expect(first.text).toContain('instance dashboard-test · queue prefix sas-test');
     });
 
+    it('marks every API answer Cache-Control: no-store, errors and refusals included', async () => {
+      for (const path of ['/api/processes', '/api/processes/p1', '/api/summary', '/api/breakers', '/api/dead-letters', '/api/alerts', '/api/audit', '/api/nothing', '/queues/api/queues']) {
+        const res = await fetch(`${base}${path}`, { headers: AS_ALICE });
+        expect([path, res.headers.get('cache-control')]).toEqual([path, 'no-store']);
+      }
+      const refused = await fetch(`${base}/api/summary`);
+      expect([refused.status, refused.headers.get('cache-control')]).toEqual([401, 'no-store']);
+    });
+
     it('answers an unknown API path with a JSON 404', async () => {
       const res = await get('/api/nothing');
       expect(res.status).toBe(404);

@@ -29,6 +29,7 @@ import { DEFAULT_AUDIT_RETENTION_MS, auditTrail, type AuditSink } from './audit-
 import { AuthLimits, DEFAULT_AUTH_LIMITS } from './auth-limits';
 import { BULL_BOARD_PATH } from './bull-board-path';
 import { CredentialFailures } from './credential-failures';
+import { apiNoStore } from './no-store';
 import { readOnlyBoard } from './read-only-board';
 import { untrustedProxyWarning } from './untrusted-proxy-warning';
 import { cspNonce, securityHeaders } from './security-headers';
@@ -119,6 +120,7 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
   app.use(securityHeaders());
   // Before everything, the probes included: a DNS-rebinding page must not read or act.
   app.use(allowedHostsGuard(deps.allowedHosts ?? []));
+  app.use(apiNoStore);
   app.use(healthRoutes({ readModel: deps.readModel, redisReady: deps.redisReady }));
   if (deps.metrics) {
     registerDashboardMetrics(deps.metrics, { readModel: deps.readModel, inspector, logger: deps.logger });

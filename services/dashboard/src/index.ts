@@ -50,3 +50,6 @@ export * from './read-only-board';
 export * from './bull-board-path';
 export * from './security-headers';
 export * from './allowed-hosts';
+export * from './no-store';
+export * from './untrusted-proxy-warning';
+export * from './cross-site-navigation';
