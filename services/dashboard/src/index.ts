@@ -53,3 +53,4 @@ export * from './allowed-hosts';
 export * from './no-store';
 export * from './untrusted-proxy-warning';
 export * from './cross-site-navigation';
+export * from './no-query';
