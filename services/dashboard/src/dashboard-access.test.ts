@@ -227,6 +227,19 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     expect((await call('POST', '/logout')).status).toBe(200);
   });
 
+  it('refuses a copy of the cookie taken before signing out, saying it was signed out, without counting it as a guess', async () => {
+    const cookie = await login(OPERATOR);
+    expect((await call('GET', '/api/processes', cookie)).status).toBe(200);
+    expect((await call('POST', '/logout', { ...cookie, referer: `${base}/` })).status).toBe(200);
+    const replayed = await call('GET', '/api/processes', cookie);
+    expect([replayed.status, replayed.body['error']]).toEqual([401, expect.stringMatching(/^Signed out: GET \/api\/processes needs/)]);
+    expect((await call('GET', '/', cookie)).text).toContain('You signed out; open your login link again.');
+    // A new sign-in works at once (a later one: a sign-in in the same millisecond is the same cookie).
+    clock.t += 1;
+    expect((await call('GET', '/api/processes', await login(OPERATOR))).status).toBe(200);
+    expect(audit.entries.filter((e) => e.action === 'credential.refused')).toEqual([]);
+  });
+
   it('refuses a sign-out posted by another site, leaving the cookie', async () => {
     const cookie = await login(VIEWER);
     const res = await call('POST', '/logout', { ...cookie, origin: 'https://elsewhere.example' });

@@ -4,7 +4,8 @@ import { noteAudit, noteCredentialRefused } from './audit-trail';
 import { answerTooMany, type CredentialFailures } from './credential-failures';
 import type { DashboardCredentials, DashboardPrincipal } from './dashboard-credentials';
 import { crossSiteSource } from './cross-site-navigation';
-import { loginCookieName } from './login-cookie';
+import { LoginCookie, loginCookieName } from './login-cookie';
+import { SessionRevocations } from './session-revocations';
 import { sameOriginGuard } from './same-origin-guard';
 
 /** The tokens to check, or `'off'` when `DASHBOARD_AUTH=off` lets anyone who reaches the port in. */
@@ -29,6 +30,8 @@ function cookie(req: Request, name: string): string | undefined {
 export interface AccessOptions {
   /** `DASHBOARD_INSTANCE_NAME`: names the login cookie (see `loginCookieName`). @default the port the browser used */
   instanceName?: string | undefined;
+  /** Sign-ins ended by `POST /logout`: their cookies are refused from then on. @default none: a copied cookie works until it expires */
+  sessions?: SessionRevocations | undefined;
 }
 
 /** This dashboard's login cookie name for this request (see `loginCookieName`). */
@@ -116,15 +119,17 @@ export function loginRoute(auth: DashboardAuth, failures: CredentialFailures, op
     res.set('set-cookie', `${cookieNameOf(req, options)}=${signIn.cookie}; Max-Age=${signIn.maxAgeSeconds}; ${cookieAttributes(req)}`);
     res.redirect(303, '/');
   });
-  router.post('/logout', sameOriginGuard, (req, res) => {
+  router.post('/logout', sameOriginGuard, async (req, res) => {
     res.set('cache-control', 'no-store');
     if (auth === 'off') return res.redirect(303, '/');
     const value = cookie(req, cookieNameOf(req, options));
     const check = value !== undefined ? auth.byCookie(value) : undefined;
     if (check?.ok) setPrincipal(res, check.principal);
+    // Ends this sign-in on the server too: a copy of the cookie taken before is refused from now
+    // until it would have expired. (Removing the token from DASHBOARD_TOKENS ends every sign-in.)
+    const fields = value !== undefined ? LoginCookie.parse(value) : undefined;
+    if (check?.ok && fields && options.sessions) await options.sessions.revoke(SessionRevocations.idOf(value!), fields.expiresAt);
     noteAudit(res, { action: 'sign-out' });
-    // The cookie stays valid until its expiry if a copy was kept elsewhere: clearing it here is
-    // what signing out can do without server-side sessions (removing the token revokes every copy).
     res.set('set-cookie', `${cookieNameOf(req, options)}=; Max-Age=0; ${cookieAttributes(req)}`);
     signInPage(res, 'You are signed out.', 200);
   });
@@ -142,7 +147,11 @@ export function requireAccess(auth: DashboardAuth, failures: CredentialFailures,
   return async (req, res, next) => {
     if (auth === 'off') return next();
     const credential = presented(req, options);
-    const { principal, expired } = credential ? authenticate(auth, credential) : { expired: false };
+    const checked = credential ? authenticate(auth, credential) : { expired: false };
+    // A genuine cookie of a sign-in ended by /logout is refused like an expired one (not a guess).
+    const signedOut = checked.principal !== undefined && credential?.kind === 'cookie' && options.sessions !== undefined && (await options.sessions.isRevoked(SessionRevocations.idOf(credential.value)));
+    const principal = signedOut ? undefined : checked.principal;
+    const expired = signedOut || checked.expired === true;
     if (!principal) {
       // Only a refused credential is held to the limit: a valid one passes whatever others failed
       // from this address (a proxy, a NAT, a page elsewhere) or with this prefix.
@@ -160,14 +169,14 @@ export function requireAccess(auth: DashboardAuth, failures: CredentialFailures,
       const path = req.originalUrl;
       if (path.startsWith('/api') || path.startsWith('/queues/api')) {
         res.set('www-authenticate', 'Bearer realm="sas dashboard"');
-        const why = expired ? 'Sign-in expired' : 'Not signed in';
+        const why = signedOut ? 'Signed out' : expired ? 'Sign-in expired' : 'Not signed in';
         return sendError(
           res,
           401,
           `${why}: ${req.method} ${path.split('?')[0]} needs Authorization: Bearer <token> with a token from DASHBOARD_TOKENS (or the cookie set by /login?token=<token>)`,
         );
       }
-      return signInPage(res, expired ? 'Your sign-in has expired; open your login link again.' : 'This dashboard needs a token.');
+      return signInPage(res, signedOut ? 'You signed out; open your login link again.' : expired ? 'Your sign-in has expired; open your login link again.' : 'This dashboard needs a token.');
     }
     // Set before the role check, so a viewer's refused write is recorded under the viewer.
     setPrincipal(res, principal);

@@ -31,6 +31,7 @@ import { BULL_BOARD_PATH } from './bull-board-path';
 import { CredentialFailures } from './credential-failures';
 import { apiNoStore } from './no-store';
 import { readOnlyBoard } from './read-only-board';
+import { SessionRevocations } from './session-revocations';
 import { untrustedProxyWarning } from './untrusted-proxy-warning';
 import { cspNonce, securityHeaders } from './security-headers';
 
@@ -90,6 +91,11 @@ export interface DashboardAppDeps {
    * share a host name and port (one ingress host, several paths). @default the port the browser used
    */
   instanceName?: string;
+  /**
+   * Sign-ins ended by `POST /logout` (`SessionRevocations` over Redis, so every replica refuses the
+   * cookie). @default kept in this process
+   */
+  sessions?: SessionRevocations;
 }
 
 
@@ -129,7 +135,7 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
   }
   app.use(untrustedProxyWarning(deps.logger, deps.trustProxy ?? false));
   app.use(auditTrail({ sink: deps.audit, logger: deps.logger, retentionMs: deps.auditRetentionMs ?? DEFAULT_AUDIT_RETENTION_MS, now, authOff: deps.auth === 'off' }));
-  const access = { instanceName: deps.instanceName };
+  const access = { instanceName: deps.instanceName, sessions: deps.sessions ?? new SessionRevocations(() => now().getTime()) };
   app.use(loginRoute(deps.auth, failures, access));
   app.use(requireAccess(deps.auth, failures, access));
   app.use(sameOriginGuard);

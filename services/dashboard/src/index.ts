@@ -54,3 +54,4 @@ export * from './no-store';
 export * from './untrusted-proxy-warning';
 export * from './cross-site-navigation';
 export * from './no-query';
+export * from './session-revocations';
