@@ -166,6 +166,17 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     ]);
   });
 
+  it('audits a refused "pause every queue" as aimed at every queue, not at a queue named pause', async () => {
+    for (const action of ['pause', 'resume']) expect((await call('PUT', `/queues/api/queues/${action}`, bearer(OPERATOR))).status).toBe(403);
+    expect((await call('PUT', '/queues/api/queues/submission/pause', bearer(OPERATOR))).status).toBe(403);
+    await waitForAudit((e) => e.route === 'PUT /queues/api/queues/submission/pause');
+    expect(audit.entries.filter((e) => e.action === 'bull-board.write').map((e) => [e.route, e.target])).toEqual([
+      ['PUT /queues/api/queues/pause', 'every queue'],
+      ['PUT /queues/api/queues/resume', 'every queue'],
+      ['PUT /queues/api/queues/submission/pause', 'queue submission'],
+    ]);
+  });
+
   it('lets operators read the audit log, filtered, and answers a viewer 403', async () => {
     await call('POST', '/api/processes/A-1/cancel', bearer(OPERATOR), JSON.stringify({ reason: 'customer asked' }));
     await waitForAudit((e) => e.action === 'process.cancel');
