@@ -33,6 +33,12 @@ const SEPARATORS = /[-_.+/=:\s]+/;
  * 5 and more (`correct-horse-battery-staple-xyz` 7.6, `passwordpassword…` 28).
  */
 const MAX_GUESS_DEFICIT = 5;
+/**
+ * 2^128 in zxcvbn's units: a token it cannot guess in fewer passes, whatever patterns it found.
+ * Long random hex (`openssl rand -hex 32`) holds enough digit runs and dates to fall 5 below brute
+ * force about once in 300 tokens, yet zxcvbn still needs 10^55 tries and more for it.
+ */
+const ENOUGH_GUESSES_LOG10 = MIN_TOKEN_BITS * Math.log10(2);
 
 let estimator: ZxcvbnFactory | undefined;
 /** zxcvbn with the common (passwords, names, keyboards) and English dictionaries, built on first use. */
@@ -71,6 +77,7 @@ function isWord(part: string): boolean {
  */
 function guessable(token: string): string | undefined {
   const { guessesLog10, sequence } = zxcvbn().check(token);
+  if (guessesLog10 >= ENOUGH_GUESSES_LOG10) return undefined;
   if (token.length - guessesLog10 > MAX_GUESS_DEFICIT) {
     const found = [...new Set(sequence.filter((m) => m.pattern !== 'bruteforce').map((m) => m.pattern))].join(', ');
     return `a password estimator (zxcvbn) guesses it in about 10^${Math.floor(guessesLog10)} tries, far fewer than a random token of its length needs (it finds ${found || 'patterns'} in it)`;
