@@ -1,7 +1,7 @@
 'use strict';
 // Docker HEALTHCHECK of the sas image (deploy/Dockerfile): GET /healthz and exit 0 on a 2xx.
 //
-// Which port: PROBE_PORT (the runtime's probe server, bound on every interface) when it is a
+// Which port: PROBE_PORT (the runtime's probe server, on PROBE_HOST: loopback unless set, 0.0.0.0 in the deploy examples) when it is a
 // fixed port; otherwise PORT (remote-sim serves /healthz on its own HTTP port, bound on HOST).
 // With neither, there is nothing to ask, so it reports healthy and says why: a crashed process
 // already stops the container. Plain CommonJS with global fetch (Node 18 and later), nothing to install.

@@ -53,7 +53,7 @@ describe('the dashboard page in a real browser (Debian chromium, real processes)
   it('signs in through the login link and shows the counts by state', async () => {
     await page.goto(`${url}/login?token=${token}`);
     expect(new URL(page.url()).pathname).toBe('/');
-    expect(await browser.hasCookie('sas_dashboard')).toBe(true);
+    expect(await browser.hasCookie(`sas_dashboard_${new URL(url).port}`)).toBe(true);
     const card = (label: string): Locator => page.locator('#summary .card', { has: page.locator('span', { hasText: new RegExp(`^${label}$`) }) });
     await card('Processed').locator('b', { hasText: /^3$/ }).waitFor();
     expect(await text(card('processes').locator('b'))).toBe('4');
@@ -148,7 +148,7 @@ describe('the dashboard page in a real browser (Debian chromium, real processes)
     await page.click('#sign-out');
     await page.locator('h1', { hasText: /^Sign in$/ }).waitFor();
     expect(await text(page.locator('body'))).toContain('This dashboard needs a token.');
-    expect(await browser.hasCookie('sas_dashboard')).toBe(false);
+    expect(await browser.hasCookie(`sas_dashboard_${new URL(url).port}`)).toBe(false);
     const api = await page.evaluate(async () => (await fetch('/api/summary')).status);
     expect(api).toBe(401);
     await browser.screenshot('3-signed-out');

@@ -59,7 +59,7 @@ describe('the operator surface against an attacker (real dashboard process)', ()
     const expiresAt = issuedAt + 12 * 60 * 60 * 1000;
     const key = createHash('sha256').update(token, 'utf8').digest();
     const mac = createHmac('sha256', key).update(`sas-dashboard-login-v2.${issuedAt}.${expiresAt}`).digest('base64url');
-    return `sas_dashboard=v2.${issuedAt}.${expiresAt}.${mac}`;
+    return `sas_dashboard_${port}=v2.${issuedAt}.${expiresAt}.${mac}`;
   };
 
   beforeAll(async () => {
@@ -134,7 +134,7 @@ describe('the operator surface against an attacker (real dashboard process)', ()
     expect(page.status).toBe(404);
   });
 
-  it('answers 429 with Retry-After after the limit of wrong tokens from one address, logs and counts them without the token, and lets the right token in from another address', async () => {
+  it('answers 429 with Retry-After after the limit of wrong tokens from one address, logs and counts them without the token, and still lets the right token in, from that address too', async () => {
     const guesses = Array.from({ length: 200 }, () => randomBytes(16).toString('hex'));
     const statuses: number[] = [];
     let retryAfter: string | undefined;
@@ -148,8 +148,9 @@ describe('the operator surface against an attacker (real dashboard process)', ()
     expect(statuses.slice(20)).toEqual(Array(180).fill(429));
     expect(Number(retryAfter)).toBeGreaterThan(800);
     expect(Number(retryAfter)).toBeLessThanOrEqual(900);
-    // A blocked address is refused whatever it sends; the right token from elsewhere still works.
-    expect((await send('GET', '/api/summary', { from: '127.0.0.2', headers: bearer(token) })).status).toBe(429);
+    // A blocked address is refused its wrong tokens; the right token is never refused for others' failures.
+    expect((await send('GET', '/api/summary', { from: '127.0.0.2', headers: bearer(randomBytes(16).toString('hex')) })).status).toBe(429);
+    expect((await send('GET', '/api/summary', { from: '127.0.0.2', headers: bearer(token) })).status).toBe(200);
     expect((await send('GET', '/api/summary', { from: '127.0.0.3', headers: bearer(token) })).status).toBe(200);
 
     const refused = await fx.stack.waitFor(async () => {
@@ -172,7 +173,8 @@ describe('the operator surface against an attacker (real dashboard process)', ()
     const statuses: number[] = [];
     for (let i = 0; i < 21; i++) statuses.push((await send('GET', '/api/summary', { from, to: i % 2 === 0 ? port : replicaPort, headers: bearer(randomBytes(16).toString('hex')) })).status);
     expect(statuses).toEqual([...Array(20).fill(401), 429]);
-    expect((await send('GET', '/api/summary', { from, to: replicaPort, headers: bearer(token) })).status).toBe(429);
+    expect((await send('GET', '/api/summary', { from, to: replicaPort, headers: bearer(randomBytes(16).toString('hex')) })).status).toBe(429);
+    expect((await send('GET', '/api/summary', { from, to: replicaPort, headers: bearer(token) })).status).toBe(200);
     expect((await send('GET', '/api/summary', { from: '127.0.4.2', to: replicaPort, headers: bearer(token) })).status).toBe(200);
   });
 
@@ -211,7 +213,7 @@ describe('the operator surface against an attacker (real dashboard process)', ()
 
   it('refuses to start with a weak token, naming how to make a good one', async () => {
     const root = findWorkspaceRoot();
-    for (const weak of ['password12345678', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa']) {
+    for (const weak of ['password12345678', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'CHANGE-ME-to-a-random-token', 'my-sas-dashboard-token-for-prod']) {
       const child = spawn(process.execPath, [serviceScript(root, 'dashboard')], { env: { ...fx.stack.env, PORT: '0', DASHBOARD_TOKENS: `operator:alice:${weak}` }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -220,7 +222,7 @@ describe('the operator surface against an attacker (real dashboard process)', ()
       const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
       clearTimeout(stop);
       expect(code).toBe(1);
-      expect(stderr).toMatch(/dashboard failed to start: Invalid configuration:\s+DASHBOARD_TOKENS\.0: the operator \(alice\) token is too weak: .*generate one with: openssl rand -hex 16/);
+      expect(stderr).toMatch(/dashboard failed to start: Invalid configuration:\s+DASHBOARD_TOKENS\.0: the operator \(alice\) token is too weak: .*generate one with: openssl rand -base64 32/);
       expect(stderr).not.toContain(weak);
     }
   });

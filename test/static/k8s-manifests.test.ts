@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { QueueNames } from '@sas/contracts';
 import { loadConfig } from '@sas/runtime';
 import { DEPTH_STATES, DashboardConfig } from '@sas/dashboard';
@@ -118,14 +119,23 @@ describe('the Kubernetes manifests in deploy/k8s', () => {
       const { env, unresolved } = podEnvironment(container, [...manifests, ...exampleSecrets], `${d.name}-7d9f8b6c5-x2x4q`);
       const schema = CONFIG_SCHEMAS[service];
       if (!schema) return [`${d.name}: no config schema for services/${service}`];
+      // The example Secret's token is a placeholder the dashboard refuses by name (next test): a real one stands in.
+      const started = service === 'dashboard' ? { ...env, DASHBOARD_TOKENS: `operator:${randomBytes(32).toString('base64')}` } : env;
       try {
-        loadConfig(schema, env);
+        loadConfig(schema, started);
         return unresolved.map((u) => `${d.name}: ${u} is not defined`);
       } catch (error) {
         return [`${d.name}: ${error instanceof Error ? error.message : String(error)}`];
       }
     });
     expect(problems).toEqual([]);
+  });
+
+  it('refuse to start the dashboard with the example Secret’s token placeholder left in, saying how to make a token', () => {
+    const d = deployments.find((m) => containerOf(m).service === 'dashboard')!;
+    const { env } = podEnvironment(containerOf(d).container, [...manifests, ...exampleSecrets], `${d.name}-7d9f8b6c5-x2x4q`);
+    expect(env['DASHBOARD_TOKENS']).toContain('CHANGE-ME');
+    expect(() => loadConfig(DashboardConfig, env)).toThrow(/DASHBOARD_TOKENS\.0: the operator token is too weak: it is the deployment examples' placeholder.*openssl rand -base64 32/);
   });
 
   it('probe /healthz and /readyz on the port that serves them: PROBE_PORT, else the service’s own PORT', () => {

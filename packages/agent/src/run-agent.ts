@@ -139,7 +139,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunningAgent> 
   let probePort: number | null = null;
   if (config.PROBE_PORT >= 0) {
     const probe = new ProbeServer({ ready: () => bus.isReady() && !store.isStalled() && host.isRunning(), registry });
-    probePort = await probe.start(config.PROBE_PORT);
+    probePort = await probe.start(config.PROBE_PORT, config.PROBE_HOST);
     closables.push({ name: 'probe server', close: () => probe.close() });
   }
   // Last: the spans of the requests finished while closing are exported too.

@@ -1,4 +1,4 @@
-import { ProcessSignal, QueueNames, SCHEMA_VERSION, SignalResult, defaultSignalId, describeIssues, type JsonObject } from '@sas/contracts';
+import { ProcessSignal, QueueNames, SCHEMA_VERSION, SignalResult, defaultSignalId, describeIssues, stepResultProblem, type JsonObject } from '@sas/contracts';
 import { InvalidSignalError } from './errors/invalid-signal-error';
 import { requestReply, type RequestReplyOutcome } from './request-reply';
 
@@ -35,6 +35,9 @@ export async function sendSignal(
   data: JsonObject | null,
   options: SignalOptions = {},
 ): Promise<RequestReplyOutcome<SignalResult>> {
+  // Before the default id, which hashes the data recursively: too deep a nesting is refused, not a stack overflow.
+  const problem = data === null ? null : stepResultProblem(data);
+  if (problem) throw new InvalidSignalError(name, [`data: ${problem.replace('the result', 'the data')}; send a reference (an id, a URL) instead`]);
   const signalId = options.signalId ?? defaultSignalId(target, name, data);
   const parsed = ProcessSignal.safeParse({ schemaVersion: SCHEMA_VERSION, ...target, name, data, signalId, ...(options.by !== undefined && { by: options.by }) });
   if (!parsed.success) throw new InvalidSignalError(name, describeIssues(parsed.error));

@@ -27,6 +27,13 @@ describe('CommonConfig', () => {
   });
 });
 
+describe('CommonConfig probe server', () => {
+  it('is off by default and, when on, listens on loopback unless PROBE_HOST says otherwise', () => {
+    expect(loadConfig(Common, {})).toMatchObject({ PROBE_PORT: -1, PROBE_HOST: '127.0.0.1' });
+    expect(loadConfig(Common, { PROBE_PORT: '9100', PROBE_HOST: '0.0.0.0' })).toMatchObject({ PROBE_PORT: 9100, PROBE_HOST: '0.0.0.0' });
+  });
+});
+
 describe('CommonConfig liveness bounds', () => {
   it('has documented defaults, each overridable', () => {
     const config = loadConfig(Common, {});

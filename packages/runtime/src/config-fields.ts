@@ -38,6 +38,11 @@ export const CommonConfig = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Port of /healthz /readyz /metrics; 0 picks a free port, -1 disables. */
   PROBE_PORT: z.coerce.number().int().min(-1).max(65535).default(-1),
+  /**
+   * Address the probe server listens on: loopback by default, since `/metrics` tells anyone who
+   * reaches it about the system; `0.0.0.0` in a container, where kubelet and Prometheus call the pod's address.
+   */
+  PROBE_HOST: z.string().min(1).default('127.0.0.1'),
   /** Name of this instance in logs, locks and history; defaults to `<service>-<host>-<pid>`. */
   INSTANCE_ID: z.string().min(1).optional(),
   ...TracingConfig,

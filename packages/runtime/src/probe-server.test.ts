@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { Gauge, Registry } from 'prom-client';
 import { ProbeServer } from './probe-server';
 
@@ -45,6 +46,16 @@ describe('the probe server', () => {
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
     } finally {
       failing = false;
+    }
+  });
+
+  it('listens on loopback only unless given an address (PROBE_HOST)', async () => {
+    const own = new ProbeServer({ ready: () => true, registry });
+    try {
+      await own.start(0);
+      expect((own as unknown as { server: Server }).server.address()).toMatchObject({ address: '127.0.0.1' });
+    } finally {
+      await own.close();
     }
   });
 });

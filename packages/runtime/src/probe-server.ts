@@ -20,7 +20,8 @@ export class ProbeServer {
 
   constructor(private readonly sources: ProbeSources) {}
 
-  async start(port: number, host = '0.0.0.0'): Promise<number> {
+  /** Listens on `port` (0 picks one) at `host`: loopback unless told (`PROBE_HOST`), as `/metrics` describes the system. */
+  async start(port: number, host = '127.0.0.1'): Promise<number> {
     const server = createServer((req, res) => {
       if (req.url === '/healthz') {
         res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');

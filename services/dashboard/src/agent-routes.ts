@@ -8,6 +8,7 @@ import { noteAudit } from './audit-trail';
 import { principalOf } from './dashboard-access';
 import { OperatorRequestBody, operatorBy } from './operator-request';
 import { parseInput } from './parse-input';
+import { noQuery } from './no-query';
 
 /** What {@link agentRoutes} needs. */
 export interface AgentRoutesDeps {
@@ -29,12 +30,12 @@ const AgentParams = z.object({
 export function agentRoutes(deps: AgentRoutesDeps): Router {
   const router = Router();
 
-  router.get('/', async (_req, res) => {
+  router.get('/', noQuery, async (_req, res) => {
     res.json({ agents: await deps.agents.list() });
   });
 
-  router.post('/:name/pause', (req, res) => change('pause', req, res));
-  router.post('/:name/resume', (req, res) => change('resume', req, res));
+  router.post('/:name/pause', noQuery, (req, res) => change('pause', req, res));
+  router.post('/:name/resume', noQuery, (req, res) => change('resume', req, res));
 
   async function change(action: AgentPauseAction['action'], req: Request, res: Response): Promise<void> {
     noteAudit(res, { action: `agent.${action}`, target: `agent ${String(req.params['name'])}` });

@@ -9,6 +9,7 @@ import { principalOf } from './dashboard-access';
 import { LimitQuery } from './limit-query';
 import { operatorBy } from './operator-request';
 import { parseInput } from './parse-input';
+import { noQuery } from './no-query';
 
 /** What the bulk routes need: `@sas/bulk`'s `BulkOperationService` satisfies it. */
 export interface BulkOperations {
@@ -32,7 +33,7 @@ export function bulkRoutes(deps: { bulk: BulkOperations; logger: Logger }): Rout
     res.json({ operations: await deps.bulk.list(query.data.limit) });
   });
 
-  router.get('/:id', async (req, res) => {
+  router.get('/:id', noQuery, async (req, res) => {
     const params = parseInput(BulkIdParams, req.params, 'path');
     if (!params.ok) return sendError(res, 400, params.error);
     const op = await deps.bulk.get(params.data.id);
@@ -40,7 +41,7 @@ export function bulkRoutes(deps: { bulk: BulkOperations; logger: Logger }): Rout
     res.json(op);
   });
 
-  router.post('/', async (req, res) => {
+  router.post('/', noQuery, async (req, res) => {
     noteAudit(res, { action: 'bulk.create' });
     const rawBody: unknown = req.body;
     const body = parseInput(BulkOperationRequest, rawBody ?? {}, 'body');

@@ -41,7 +41,8 @@ export const DashboardConfig = z
    * Who may use the dashboard: a comma list of `role:token` or `role:name:token`, role `viewer`
    * (read only) or `operator` (also resubmit, cancel, bulk, pause and resume); each token must
    * carry at least 128 bits (32 hex or 22 base64url characters from a random source, e.g.
-   * `openssl rand -hex 16`; see `tokenStrength`). Required unless `DASHBOARD_AUTH=off`.
+   * `openssl rand -base64 32`; placeholders and word-built tokens are refused, see `tokenStrength`).
+   * Required unless `DASHBOARD_AUTH=off`.
    */
   DASHBOARD_TOKENS: z
     .string()
@@ -78,6 +79,35 @@ export const DashboardConfig = z
     .string()
     .default('')
     .transform((v): boolean | number | string => (v.trim() === '' || v.trim() === 'false' ? false : /^\d+$/.test(v.trim()) ? Number(v.trim()) : v.trim())),
+  /**
+   * Host names the dashboard answers to besides `localhost`, `127.0.0.1`, `[::1]`, `HOST` and IP
+   * addresses, as a comma list (`dashboard,sas.example.com`): the name in the address a browser,
+   * the CLI (`SAS_DASHBOARD_URL`) or a scraper uses. Any other `Host` is answered 421, so a
+   * DNS-rebinding page cannot use the dashboard. Empty by default.
+   */
+  DASHBOARD_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((list) => list.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0))
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?|\[[0-9a-f:.]+\])$/,
+            'each DASHBOARD_ALLOWED_HOSTS entry must be a host name without scheme or port, e.g. dashboard,sas.example.com',
+          ),
+      ),
+    ),
+  /**
+   * Names this dashboard's login cookie `sas_dashboard_<name>`: needed only when several dashboards
+   * share one host name and port (one ingress host, several paths). Unset, the cookie is named
+   * after the port the browser used (`sas_dashboard_4000`), which tells apart dashboards on one host.
+   */
+  DASHBOARD_INSTANCE_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,40}$/, 'DASHBOARD_INSTANCE_NAME must be 1-40 letters, digits, _ or -, e.g. prod')
+    .optional(),
   /** How long an audit entry is kept before MongoDB's TTL removes it; 90 days. Applies to entries recorded from then on. */
   AUDIT_RETENTION_MS: z.coerce.number().int().min(60_000, 'AUDIT_RETENTION_MS must be at least 60000 (one minute); the default is 7776000000 (90 days)').default(DEFAULT_AUDIT_RETENTION_MS),
   /** `off` runs without any login (anyone reaching the port may cancel orders); only said explicitly. */
@@ -89,7 +119,7 @@ export const DashboardConfig = z
         code: z.ZodIssueCode.custom,
         path: ['DASHBOARD_TOKENS'],
         message:
-          'no dashboard tokens are configured; set DASHBOARD_TOKENS=operator:<token>[,viewer:<token>] (each token of at least 128 bits, e.g. from openssl rand -hex 16), or DASHBOARD_AUTH=off to serve without login on a trusted network',
+          'no dashboard tokens are configured; set DASHBOARD_TOKENS=operator:<token>[,viewer:<token>] (each token of at least 128 bits, e.g. from openssl rand -base64 32), or DASHBOARD_AUTH=off to serve without login on a trusted network',
       });
     }
     if (c.DASHBOARD_AUTH === 'off' && c.DASHBOARD_TOKENS.length > 0) {

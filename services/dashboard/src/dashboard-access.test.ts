@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Server } from 'node:http';
+import { request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Bus } from '@sas/bus';
 import { systemClock } from '@sas/runtime';
@@ -47,6 +47,8 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     return { status: res.status, body: json, text, headers: res.headers };
   };
   const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
+  /** This dashboard's login cookie name: named after the port the browser used. */
+  const ourCookie = (): string => `sas_dashboard_${new URL(base).port}`;
 
   let audit: InMemoryAuditLog;
   /** Audit entries are stored once the answer is sent: wait for the one looked for. */
@@ -164,6 +166,17 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     ]);
   });
 
+  it('audits a refused "pause every queue" as aimed at every queue, not at a queue named pause', async () => {
+    for (const action of ['pause', 'resume']) expect((await call('PUT', `/queues/api/queues/${action}`, bearer(OPERATOR))).status).toBe(403);
+    expect((await call('PUT', '/queues/api/queues/submission/pause', bearer(OPERATOR))).status).toBe(403);
+    await waitForAudit((e) => e.route === 'PUT /queues/api/queues/submission/pause');
+    expect(audit.entries.filter((e) => e.action === 'bull-board.write').map((e) => [e.route, e.target])).toEqual([
+      ['PUT /queues/api/queues/pause', 'every queue'],
+      ['PUT /queues/api/queues/resume', 'every queue'],
+      ['PUT /queues/api/queues/submission/pause', 'queue submission'],
+    ]);
+  });
+
   it('lets operators read the audit log, filtered, and answers a viewer 403', async () => {
     await call('POST', '/api/processes/A-1/cancel', bearer(OPERATOR), JSON.stringify({ reason: 'customer asked' }));
     await waitForAudit((e) => e.action === 'process.cancel');
@@ -192,7 +205,7 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     expect(login.status).toBe(303);
     expect(login.headers.get('location')).toBe('/');
     const setCookie = login.headers.get('set-cookie') ?? '';
-    expect(setCookie).toMatch(/^sas_dashboard=v2\.\d+\.\d+\.[\w-]{43}; Max-Age=3600; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(setCookie).toMatch(/^sas_dashboard_\d+=v2\.\d+\.\d+\.[\w-]{43}; Max-Age=3600; Path=\/; HttpOnly; SameSite=Strict$/);
     expect(setCookie).not.toContain(OPERATOR);
     const cookie = { cookie: setCookie.split(';')[0]! };
     expect((await call('GET', '/', cookie)).status).toBe(200);
@@ -204,7 +217,7 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     const wrong = await call('GET', '/login?token=wrong-token-wrong-token');
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('set-cookie')).toBeNull();
-    expect((await call('GET', '/api/processes', { cookie: 'sas_dashboard=forged' })).status).toBe(401);
+    expect((await call('GET', '/api/processes', { cookie: `${ourCookie()}=forged` })).status).toBe(401);
   });
 
   /** Signs in through /login and returns the `cookie` header a browser would send. */
@@ -218,11 +231,24 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     const cookie = await login(VIEWER);
     const out = await call('POST', '/logout', { ...cookie, referer: `${base}/` });
     expect(out.status).toBe(200);
-    expect(out.headers.get('set-cookie')).toBe('sas_dashboard=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict');
+    expect(out.headers.get('set-cookie')).toBe(`${ourCookie()}=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict`);
     expect(out.headers.get('cache-control')).toBe('no-store');
     expect(out.text).toContain('<h1>Sign in</h1><p>You are signed out.</p>');
     // Signing out needs no credential: a browser whose cookie already expired can still clear it.
     expect((await call('POST', '/logout')).status).toBe(200);
+  });
+
+  it('refuses a copy of the cookie taken before signing out, saying it was signed out, without counting it as a guess', async () => {
+    const cookie = await login(OPERATOR);
+    expect((await call('GET', '/api/processes', cookie)).status).toBe(200);
+    expect((await call('POST', '/logout', { ...cookie, referer: `${base}/` })).status).toBe(200);
+    const replayed = await call('GET', '/api/processes', cookie);
+    expect([replayed.status, replayed.body['error']]).toEqual([401, expect.stringMatching(/^Signed out: GET \/api\/processes needs/)]);
+    expect((await call('GET', '/', cookie)).text).toContain('You signed out; open your login link again.');
+    // A new sign-in works at once (a later one: a sign-in in the same millisecond is the same cookie).
+    clock.t += 1;
+    expect((await call('GET', '/api/processes', await login(OPERATOR))).status).toBe(200);
+    expect(audit.entries.filter((e) => e.action === 'credential.refused')).toEqual([]);
   });
 
   it('refuses a sign-out posted by another site, leaving the cookie', async () => {
@@ -277,5 +303,74 @@ describe('who may use the dashboard (tokens from DASHBOARD_TOKENS)', () => {
     expect(commands.sent.map((s) => s.by)).toEqual(['operator via dashboard']);
     const page = await call('GET', '/');
     expect(page.text).not.toContain('id="sign-out"');
+  });
+
+  describe('when others fail to sign in from the operator’s address', () => {
+    const wrongBearer = (i: number): Record<string, string> => bearer(`${String(i).padStart(4, '0')}-not-a-configured-token`);
+
+    it('still lets the operator in with a valid token, cookie or login link, and keeps refusing wrong ones with 429', async () => {
+      const cookie = await login(OPERATOR);
+      // 20 failures are allowed per address (DEFAULT_AUTH_LIMITS); the 21st blocks it.
+      for (let i = 0; i < 20; i++) expect((await call('GET', '/api/processes', wrongBearer(i))).status).toBe(401);
+      expect((await call('GET', '/api/processes', wrongBearer(20))).status).toBe(429);
+
+      expect((await call('GET', '/api/processes', bearer(OPERATOR))).status).toBe(200);
+      expect((await call('GET', '/api/processes', cookie)).status).toBe(200);
+      expect((await call('GET', `/login?token=${VIEWER}`)).status).toBe(303);
+      const stillWrong = await call('GET', '/api/processes', wrongBearer(21));
+      expect(stillWrong.status).toBe(429);
+      expect(Number(stillWrong.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await call('GET', '/login?token=0000-still-not-a-configured-token')).status).toBe(429);
+    });
+
+    it('neither checks nor counts a login link another site’s page opened (an <img>), so 25 of them lock nobody out', async () => {
+      for (let i = 0; i < 25; i++) {
+        const res = await call('GET', `/login?token=junk-${i}`, { 'sec-fetch-site': 'cross-site', 'sec-fetch-dest': 'image' });
+        expect(res.status).toBe(403);
+        expect(res.text).toContain("opened by another site's page (Sec-Fetch-Site: cross-site), so it was not checked");
+      }
+      // Older browsers say it with a Referer; another dashboard on this host is same-site.
+      expect((await call('GET', '/login?token=junk', { referer: 'https://evil.example/page' })).status).toBe(403);
+      expect((await call('GET', '/login?token=junk', { 'sec-fetch-site': 'same-site' })).status).toBe(403);
+      const rightButCrossSite = await call('GET', `/login?token=${OPERATOR}`, { 'sec-fetch-site': 'cross-site' });
+      expect(rightButCrossSite.headers.get('set-cookie')).toBeNull();
+      // Nothing was counted or audited: a wrong token typed now is the first failure (401, not 429).
+      expect((await call('GET', '/login?token=wrong-token-wrong-token', { 'sec-fetch-site': 'none' })).status).toBe(401);
+      await waitForAudit((e) => e.action === 'sign-in.failed');
+      expect(audit.entries.filter((e) => e.action === 'sign-in.failed')).toHaveLength(1);
+      // Pasted into the address bar (Sec-Fetch-Site: none), the right link signs in.
+      expect((await call('GET', `/login?token=${OPERATOR}`, { 'sec-fetch-site': 'none' })).status).toBe(303);
+    });
+
+    it('ignores another dashboard’s cookie on the same host (another port): not a credential here, not a failure', async () => {
+      const own = await login(OPERATOR);
+      const foreign = 'sas_dashboard_1=v2.1893488400000.1893492000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+      for (let i = 0; i < 25; i++) expect((await call('GET', '/api/processes', { cookie: foreign })).status).toBe(401);
+      expect((await call('GET', '/api/processes', { cookie: `${foreign}; ${own.cookie}` })).status).toBe(200);
+      // None of the 25 counted: a wrong bearer token now is answered 401, not 429.
+      expect((await call('GET', '/api/processes', wrongBearer(0))).status).toBe(401);
+    });
+  });
+
+  it('refuses a DNS-rebinding page (another Host) with 421, probes and DASHBOARD_AUTH=off included, and sends nothing', async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    await serve('off');
+    // fetch may not set Host; a rebinding page's browser sends the page's own name.
+    const asEvil = (method: string, path: string, body?: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const url = new URL(path, base);
+        const req = request({ host: url.hostname, port: url.port, path: url.pathname, method, headers: { host: `evil.example:${url.port}`, 'content-type': 'application/json', origin: `http://evil.example:${url.port}` } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    expect(await asEvil('POST', '/api/bulk', JSON.stringify({ action: 'cancel', dryRun: true, reason: 'x', filter: { state: ['Error'] } }))).toBe(421);
+    expect(await asEvil('POST', '/api/processes/p1/cancel', '{}')).toBe(421);
+    expect(await asEvil('GET', '/readyz')).toBe(421);
+    expect(await asEvil('GET', '/api/processes')).toBe(421);
+    expect(commands.sent).toEqual([]);
+    expect((await call('GET', '/readyz')).status).not.toBe(421);
   });
 });

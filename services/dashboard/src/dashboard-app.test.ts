@@ -326,6 +326,26 @@ describe('the dashboard app (fake store and schedulers, private Redis)', () => {
       expect(first.text).toContain('instance dashboard-test · queue prefix sas-test');
     });
 
+    it('marks every API answer Cache-Control: no-store, errors and refusals included', async () => {
+      for (const path of ['/api/processes', '/api/processes/p1', '/api/summary', '/api/breakers', '/api/dead-letters', '/api/alerts', '/api/audit', '/api/nothing', '/queues/api/queues']) {
+        const res = await fetch(`${base}${path}`, { headers: AS_ALICE });
+        expect([path, res.headers.get('cache-control')]).toEqual([path, 'no-store']);
+      }
+      const refused = await fetch(`${base}/api/summary`);
+      expect([refused.status, refused.headers.get('cache-control')]).toEqual([401, 'no-store']);
+    });
+
+    it('refuses a query parameter a route does not take with 400 naming it, and sends nothing', async () => {
+      for (const path of ['/api/summary?verbose=1', '/api/breakers?limt=5', '/api/processes/p1?full=true', '/api/dead-letters?limt=5', '/api/processes?stat=Error']) {
+        const res = await get(path);
+        expect([path, res.status]).toEqual([path, 400]);
+        expect(String(res.body['error'])).toMatch(/^Bad request query: .*unknown query parameter.*'(verbose|limt|full|stat)'/);
+      }
+      const cancel = await post('/api/processes/p1/cancel?force=true', '{}');
+      expect([cancel.status, cancel.body['error']]).toEqual([400, "Bad request query: unknown query parameter 'force'; POST /api/processes/:id/cancel takes no query parameters"]);
+      expect(commands.sent).toEqual([]);
+    });
+
     it('answers an unknown API path with a JSON 404', async () => {
       const res = await get('/api/nothing');
       expect(res.status).toBe(404);

@@ -8,6 +8,7 @@ import type { Registry } from 'prom-client';
 import type { AgentPauseModel } from './agent-pause-model';
 import { registerAgentPauseMetrics } from './agent-pause-metrics';
 import { agentRoutes } from './agent-routes';
+import { allowedHostsGuard } from './allowed-hosts';
 import type { AlertStore } from './alert-store';
 import { apiErrorHandler, apiNotFound } from './api-errors';
 import { bulkRoutes, type BulkOperations } from './bulk-routes';
@@ -28,7 +29,10 @@ import { DEFAULT_AUDIT_RETENTION_MS, auditTrail, type AuditSink } from './audit-
 import { AuthLimits, DEFAULT_AUTH_LIMITS } from './auth-limits';
 import { BULL_BOARD_PATH } from './bull-board-path';
 import { CredentialFailures } from './credential-failures';
+import { apiNoStore } from './no-store';
 import { readOnlyBoard } from './read-only-board';
+import { SessionRevocations } from './session-revocations';
+import { untrustedProxyWarning } from './untrusted-proxy-warning';
 import { cspNonce, securityHeaders } from './security-headers';
 
 /** Everything the dashboard app reads and talks to, passed in so tests can supply their own. */
@@ -77,6 +81,21 @@ export interface DashboardAppDeps {
    * (client address for limits and the audit log, `Secure` cookies behind TLS). @default false: none
    */
   trustProxy?: boolean | string | number;
+  /**
+   * Host names the dashboard answers to besides the loopback names and IP addresses (see
+   * {@link allowedHostsGuard}): `DASHBOARD_ALLOWED_HOSTS` and the listening address. @default none
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * `DASHBOARD_INSTANCE_NAME`: names the login cookie `sas_dashboard_<name>`, for dashboards that
+   * share a host name and port (one ingress host, several paths). @default the port the browser used
+   */
+  instanceName?: string;
+  /**
+   * Sign-ins ended by `POST /logout` (`SessionRevocations` over Redis, so every replica refuses the
+   * cookie). @default kept in this process
+   */
+  sessions?: SessionRevocations;
 }
 
 
@@ -105,15 +124,20 @@ export function createDashboardApp(deps: DashboardAppDeps): Express {
   const board = bullBoard(deps.queues);
 
   app.use(securityHeaders());
+  // Before everything, the probes included: a DNS-rebinding page must not read or act.
+  app.use(allowedHostsGuard(deps.allowedHosts ?? []));
+  app.use(apiNoStore);
   app.use(healthRoutes({ readModel: deps.readModel, redisReady: deps.redisReady }));
   if (deps.metrics) {
     registerDashboardMetrics(deps.metrics, { readModel: deps.readModel, inspector, logger: deps.logger });
     if (deps.agentPauses) registerAgentPauseMetrics(deps.metrics, deps.agentPauses, deps.logger);
     app.use(metricsRoute(deps.metrics));
   }
+  app.use(untrustedProxyWarning(deps.logger, deps.trustProxy ?? false));
   app.use(auditTrail({ sink: deps.audit, logger: deps.logger, retentionMs: deps.auditRetentionMs ?? DEFAULT_AUDIT_RETENTION_MS, now, authOff: deps.auth === 'off' }));
-  app.use(loginRoute(deps.auth, failures));
-  app.use(requireAccess(deps.auth, failures));
+  const access = { instanceName: deps.instanceName, sessions: deps.sessions ?? new SessionRevocations(() => now().getTime()) };
+  app.use(loginRoute(deps.auth, failures, access));
+  app.use(requireAccess(deps.auth, failures, access));
   app.use(sameOriginGuard);
   app.use(BULL_BOARD_PATH, readOnlyBoard, board);
   app.use('/api', jsonOnlyGuard, express.json({ limit: '16kb' }));

@@ -62,7 +62,7 @@ describe('login cookies carry their issue and expiry times under the MAC', () =>
 
   it('refuses to hold a weak token even when given directly, saying how to make one', () => {
     expect(() => new DashboardCredentials([{ role: 'operator', name: 'bob', token: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }])).toThrow(
-      /^the operator \(bob\) token is too weak: it uses only 1 distinct characters.*openssl rand -hex 16/,
+      /^the operator \(bob\) token is too weak: a password estimator \(zxcvbn\).*openssl rand -base64 32/,
     );
   });
 

@@ -1,7 +1,21 @@
 import { createHmac } from 'node:crypto';
 
-/** Name of the login cookie `/login` sets and `/logout` clears. */
+/** Start of every dashboard's login cookie name (see {@link loginCookieName}). */
 export const LOGIN_COOKIE = 'sas_dashboard';
+
+/**
+ * The login cookie's name for this dashboard: `sas_dashboard_<instance>` when `DASHBOARD_INSTANCE_NAME`
+ * gives one, else `sas_dashboard_<port>` with the port of the address the browser used (the `Host`
+ * header's; plain `sas_dashboard` when it has none). A browser keeps cookies per host name, not per
+ * port, and sends every dashboard's cookie to every dashboard of that host: with one name, a
+ * second dashboard's cookie would be read here as a forged one. A name per instance means each
+ * dashboard reads only its own and ignores the others'.
+ */
+export function loginCookieName(hostHeader: string | undefined, instance?: string): string {
+  if (instance !== undefined && instance !== '') return `${LOGIN_COOKIE}_${instance}`;
+  const port = /:(\d{1,5})$/.exec(hostHeader ?? '')?.[1];
+  return port !== undefined ? `${LOGIN_COOKIE}_${port}` : LOGIN_COOKIE;
+}
 
 /** How long a sign-in lasts unless `DASHBOARD_SESSION_TTL_MS` says otherwise: 12 hours. */
 export const DEFAULT_SESSION_TTL_MS = 12 * 60 * 60 * 1000;

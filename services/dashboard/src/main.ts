@@ -16,6 +16,7 @@ import { MongoReadModel } from './mongo-read-model';
 import { systemQueueNames } from './queue-catalog';
 import { SchedulerCommandSender } from './scheduler-command-sender';
 import { SchedulerSignalSender } from './scheduler-signal-sender';
+import { SessionRevocations } from './session-revocations';
 
 /** Wires the dashboard to MongoDB, Redis and HTTP; launchers read the URL from the `dashboard ready` line. */
 async function main(): Promise<void> {
@@ -63,6 +64,11 @@ async function main(): Promise<void> {
     auditRetentionMs: config.AUDIT_RETENTION_MS,
     authLimits,
     trustProxy: config.DASHBOARD_TRUST_PROXY,
+    ...(config.DASHBOARD_INSTANCE_NAME !== undefined && { instanceName: config.DASHBOARD_INSTANCE_NAME }),
+    // Sign-outs on the same Redis link as the sign-in limits: every replica refuses a signed-out cookie.
+    sessions: new SessionRevocations(() => systemClock.now(), limitsRedis, `${config.QUEUE_PREFIX}:dashboard`, logger),
+    // The listening address is a name people use too (HOST=dashboard.internal); a wildcard is not.
+    allowedHosts: [...config.DASHBOARD_ALLOWED_HOSTS, ...(config.HOST === '0.0.0.0' || config.HOST === '::' ? [] : [config.HOST])],
   });
   const server = new DashboardServer(app);
   const port = await server.start(config.PORT, config.HOST);

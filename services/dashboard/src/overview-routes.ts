@@ -8,6 +8,7 @@ import { parseInput } from './parse-input';
 import type { ProcessReadModel } from './process-read-model';
 import type { QueueInspector } from './queue-inspector';
 import { shapeSummary } from './summary';
+import { noQuery } from './no-query';
 
 /** What {@link overviewRoutes} needs. */
 export interface OverviewRoutesDeps {
@@ -27,7 +28,7 @@ export interface OverviewRoutesDeps {
 export function overviewRoutes(deps: OverviewRoutesDeps): Router {
   const router = Router();
 
-  router.get('/summary', async (_req, res) => {
+  router.get('/summary', noQuery, async (_req, res) => {
     const [byState, byWorkflow, queues, deadLetters, breakers] = await Promise.all([
       deps.readModel.countBy('state'),
       deps.readModel.countBy('workflow'),
@@ -38,7 +39,7 @@ export function overviewRoutes(deps: OverviewRoutesDeps): Router {
     res.json(shapeSummary({ byState, byWorkflow, queues, deadLetters, breakers, at: deps.now() }));
   });
 
-  router.get('/breakers', async (_req, res) => {
+  router.get('/breakers', noQuery, async (_req, res) => {
     res.json({ breakers: await deps.readModel.breakers() });
   });
 

@@ -1,3 +1,4 @@
+import { nestsDeeperThan } from '@sas/contracts';
 import type { z } from 'zod';
 
 /** Outcome of {@link parseInput}: bad input is an expected outcome, answered with 400, not thrown. */
@@ -25,11 +26,16 @@ export function parseInput<S extends z.ZodTypeAny>(schema: S, input: unknown, wh
   return { ok: false, error: `Bad request ${where}: ${problems.join('; ')}` };
 }
 
+/** How deep a received value may nest to be quoted in the answer. */
+const QUOTED_DEPTH = 32;
+
 /** The value the caller sent for a field, quoted and shortened, or undefined when there was none. */
 function received(input: unknown, key: string | number | undefined): string | undefined {
   if (key === undefined || typeof input !== 'object' || input === null) return undefined;
   const value: unknown = (input as Record<string | number, unknown>)[key];
   if (value === undefined) return undefined;
+  // JSON.stringify recurses: a value nested thousands deep would overflow the stack (a 500).
+  if (nestsDeeperThan(value, QUOTED_DEPTH)) return `a value nested more than ${QUOTED_DEPTH} levels deep`;
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   return `'${text.length > 80 ? `${text.slice(0, 80)}…` : text}'`;
 }

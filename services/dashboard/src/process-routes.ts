@@ -11,6 +11,7 @@ import { OperatorRequestBody, ProcessIdParams, operatorBy } from './operator-req
 import { parseInput } from './parse-input';
 import { ProcessListQuery, nextCursor } from './process-list-query';
 import type { ProcessReadModel } from './process-read-model';
+import { noQuery } from './no-query';
 
 /** What {@link processRoutes} needs. */
 export interface ProcessRoutesDeps {
@@ -39,7 +40,7 @@ export function processRoutes(deps: ProcessRoutesDeps): Router {
     res.json({ processes, next });
   });
 
-  router.get('/:id', async (req, res) => {
+  router.get('/:id', noQuery, async (req, res) => {
     const params = parseInput(ProcessIdParams, req.params, 'path');
     if (!params.ok) return sendError(res, 400, params.error);
     const doc = await deps.readModel.find(params.data.id);
@@ -47,9 +48,9 @@ export function processRoutes(deps: ProcessRoutesDeps): Router {
     res.json({ ...doc, history: await deps.readModel.history(doc._id) });
   });
 
-  router.post('/:id/resubmit', (req, res) => command('resubmit', req, res));
-  router.post('/:id/cancel', (req, res) => command('cancel', req, res));
-  router.post('/:id/signal', signalRoute(deps));
+  router.post('/:id/resubmit', noQuery, (req, res) => command('resubmit', req, res));
+  router.post('/:id/cancel', noQuery, (req, res) => command('cancel', req, res));
+  router.post('/:id/signal', noQuery, signalRoute(deps));
 
   async function command(name: OperatorCommand['command'], req: Request, res: Response): Promise<void> {
     noteAudit(res, { action: `process.${name}`, target: `process ${String(req.params['id'])}` });

@@ -11,11 +11,20 @@ import { noteAudit } from './audit-trail';
  */
 export const readOnlyBoard: RequestHandler = (req, res, next) => {
   if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return next();
-  const queue = /^\/api\/queues\/([^/?]+)/.exec(req.path)?.[1];
-  noteAudit(res, { action: 'bull-board.write', ...(queue !== undefined ? { target: `queue ${decodeURIComponent(queue)}` } : {}) });
+  noteAudit(res, { action: 'bull-board.write', ...boardTarget(req.path) });
   sendError(
     res,
     403,
     `bull-board is read-only here: ${req.method} ${req.originalUrl.split('?')[0]} is refused. Resubmit or cancel a process with POST /api/processes/<id>/resubmit|cancel (or the page), which records who did it`,
   );
 };
+
+/**
+ * What a bull-board write was aimed at: `PUT /api/queues/pause` and `/resume` act on every queue
+ * (bull-board's "pause all"), not on a queue named `pause`; `/api/queues/<name>/…` on that queue.
+ */
+function boardTarget(path: string): { target?: string } {
+  if (/^\/api\/queues\/(pause|resume)\/?$/.test(path)) return { target: 'every queue' };
+  const queue = /^\/api\/queues\/([^/?]+)\//.exec(path)?.[1];
+  return queue !== undefined ? { target: `queue ${decodeURIComponent(queue)}` } : {};
+}

@@ -10,7 +10,8 @@ const hostOf = (url: string): string | undefined => {
   }
 };
 
-const carriesLoginCookie = (req: Request): boolean => (req.get('cookie') ?? '').split(';').some((part) => part.trim().startsWith(`${LOGIN_COOKIE}=`));
+// Any dashboard's login cookie (sas_dashboard, sas_dashboard_<port|instance>): only a browser holds one.
+const carriesLoginCookie = (req: Request): boolean => (req.get('cookie') ?? '').split(';').some((part) => part.trim().startsWith(LOGIN_COOKIE));
 
 /**
  * Refuses state-changing requests a browser sent from another site (CSRF): the API can cancel

@@ -1,4 +1,4 @@
-import { JsonObject, SignalId, SignalName } from '@sas/contracts';
+import { JsonObject, SignalId, SignalName, stepResultProblem } from '@sas/contracts';
 import { z } from 'zod';
 
 /**
@@ -15,5 +15,11 @@ export const SignalRequestBody = z
     },
     { invalid_type_error: 'the body must be a JSON object such as {"name":"approval","data":{"approved":true}}' },
   )
-  .strict('unknown body field; only name, data and signalId are accepted');
+  .strict('unknown body field; only name, data and signalId are accepted')
+  // Checked here, before anything walks the data (the default signal id hashes it recursively):
+  // too deep a nesting is the same 400 with or without a signalId, never a stack overflow.
+  .superRefine((body, ctx) => {
+    const problem = body.data == null ? null : stepResultProblem(body.data);
+    if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['data'], message: `${problem.replace('the result', 'the data')}; send a reference (an id, a URL) instead` });
+  });
 export type SignalRequestBody = z.infer<typeof SignalRequestBody>;

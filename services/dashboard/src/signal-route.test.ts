@@ -141,6 +141,12 @@ describe('POST /api/processes/:id/signal', () => {
     const extra = await post('/api/processes/p1/signal', OPERATOR, { name: 'approval', force: true });
     expect(extra.status).toBe(400);
     expect(String(extra.body['error'])).toContain('only name, data and signalId are accepted');
+    // Deep nesting is the same 400 with or without a signalId (without, it used to overflow the stack hashing the default id).
+    const deep = `{"d":${'['.repeat(7800)}${']'.repeat(7800)}}`;
+    for (const id of ['', '"signalId":"sig-1",']) {
+      const nested = await fetch(`${base}/api/processes/p1/signal`, { method: 'POST', headers: { authorization: `Bearer ${OPERATOR}`, 'content-type': 'application/json' }, body: `{${id}"name":"approval","data":${deep}}` });
+      expect([nested.status, ((await nested.json()) as { error: string }).error]).toEqual([400, expect.stringContaining('data: the data nests more than 32 levels')]);
+    }
     const ghost = await post('/api/processes/ghost/signal', OPERATOR, { name: 'approval' });
     expect([ghost.status, ghost.body['error']]).toEqual([404, "No process has the id or orderId 'ghost'; check the id, or it was removed after its retention period"]);
     expect(signals.sent).toEqual([]);

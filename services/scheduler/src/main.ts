@@ -86,7 +86,7 @@ runMain('scheduler', async (env) => {
   const bulk = await startBulkOperations(svc, config, commands, () => void scheduler.claimAvailable());
   const probe = new ProbeServer({ ready: () => svc.connectionsReady() && replies.isRunning(), registry: svc.metrics });
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
-  const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
+  const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT, config.PROBE_HOST) : null;
   return {
     logger,
     closables: [

@@ -32,7 +32,7 @@ runMain('submission', async (env) => {
   });
   const probe = new ProbeServer({ ready: () => svc.connectionsReady() && consumer.isRunning(), registry: svc.metrics });
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
-  const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
+  const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT, config.PROBE_HOST) : null;
   return {
     logger,
     closables: [{ name: 'probe', close: () => probe.close() }, ...svc.closables],

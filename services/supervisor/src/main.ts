@@ -27,7 +27,7 @@ runMain('supervisor', async (env) => {
   supervisor.start();
   const probe = new ProbeServer({ ready: () => svc.connectionsReady(), registry: svc.metrics });
   // The bound port is logged in the ready line: the readiness signal for whoever started this process.
-  const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT) : null;
+  const probePort = config.PROBE_PORT >= 0 ? await probe.start(config.PROBE_PORT, config.PROBE_HOST) : null;
   return {
     logger: svc.logger,
     closables: [

@@ -7,6 +7,7 @@ import { recordCliAudit } from './cli-audit';
 import { DashboardApi, explainApiRefusal } from './dashboard-api';
 import type { OperatorPath } from './operator-path';
 import { describeLiveInstances } from './live-agents';
+import { terminalSafe } from './terminal-text';
 
 /** Usage of the pause commands, part of the CLI's help. */
 export const AGENT_PAUSE_USAGE = `  pause <agent> --reason TEXT               hold new dispatches to a remote service (outage, maintenance)
@@ -30,7 +31,9 @@ export interface AgentPauseArgs {
  * WORKFLOWS_FILE) and the agents paused before, so a typo does not pause nothing (the dashboard
  * checks it against its own list on the API path).
  */
-export async function runAgentPauseCommand(env: CliEnv & { workflowsFile?: string | undefined }, args: AgentPauseArgs, out: (line: string) => void): Promise<number> {
+export async function runAgentPauseCommand(env: CliEnv & { workflowsFile?: string | undefined }, args: AgentPauseArgs, print: (line: string) => void): Promise<number> {
+  // Stored text (ids, reasons, errors, history) is someone else's input: shown, never obeyed.
+  const out = terminalSafe(print);
   if (args.action !== 'agents' && args.path.kind === 'api') {
     const api = new DashboardApi(args.path.baseUrl, args.path.token);
     const answer = await api.send('POST', `/api/agents/${encodeURIComponent(args.agent ?? '')}/${args.action}`, args.reason ? { reason: args.reason } : {});

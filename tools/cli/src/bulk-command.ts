@@ -8,6 +8,7 @@ import { recordCliAudit } from './cli-audit';
 import { DashboardApi, explainApiRefusal } from './dashboard-api';
 import { type FilterOptions, rawFilter } from './filter-options';
 import type { OperatorPath } from './operator-path';
+import { terminalSafe } from './terminal-text';
 
 /** Arguments of `sas bulk <action>`, as parsed from the command line. */
 export interface BulkCommandArgs extends FilterOptions {
@@ -50,7 +51,9 @@ function renderBulkLine(op: BulkOperationDocument): string {
  * uses, audited by the CLI (direct path); a running scheduler picks the operation up. Follows its
  * progress until it is finished (or `timeoutMs` passes: it goes on without the CLI).
  */
-export async function runBulkCommand(env: CliEnv, args: BulkCommandArgs, out: (line: string) => void, timeoutMs = 600_000): Promise<number> {
+export async function runBulkCommand(env: CliEnv, args: BulkCommandArgs, print: (line: string) => void, timeoutMs = 600_000): Promise<number> {
+  // Stored text (ids, reasons, errors, history) is someone else's input: shown, never obeyed.
+  const out = terminalSafe(print);
   const { action } = args;
   if (action !== 'resubmit' && action !== 'cancel' && action !== 'show' && action !== 'list') {
     throw new Error(`bulk needs an action: resubmit, cancel, show or list (got '${action ?? ''}')\n${BULK_USAGE}`);

@@ -5,6 +5,7 @@ import { connectStore } from '@sas/store';
 import { recordCliAudit } from './cli-audit';
 import type { CliEnv } from './cli-env';
 import { renderJobDetails, renderJobLine } from './jobs-render';
+import { terminalSafe } from './terminal-text';
 
 /** Arguments of `sas jobs <action>`, as parsed from the command line. */
 export interface JobsCommandArgs {
@@ -55,7 +56,9 @@ function readSpecFile(file: string): unknown {
  * same `JobSpecificationService` the dashboard uses; running schedulers pick changes up at their
  * next poll. Returns the exit code; refusals print their reason and return 1.
  */
-export async function runJobsCommand(env: CliEnv, args: JobsCommandArgs, out: (line: string) => void, processEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runJobsCommand(env: CliEnv, args: JobsCommandArgs, print: (line: string) => void, processEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // Stored text (ids, reasons, errors, history) is someone else's input: shown, never obeyed.
+  const out = terminalSafe(print);
   const { action, key } = args;
   if (action !== 'create' && action !== 'list' && action !== 'show' && action !== 'cancel') {
     throw new Error(`jobs needs an action: create, list, show or cancel (got '${action ?? ''}')\n${JOBS_USAGE}`);

@@ -21,6 +21,7 @@ import { EMBEDDED_MONGO_USAGE, runEmbeddedMongo } from './up/run-embedded-mongo'
 import { ROLE_USAGE, runRole } from './up/run-role';
 import { runUp } from './up/run-up';
 import { UP_USAGE, parseUpOptions } from './up/up-options';
+import { terminalText } from './terminal-text';
 
 const USAGE = `Usage: sas <command> [options]
 
@@ -231,7 +232,9 @@ endQuietlyOnClosedPipe([process.stdout, process.stderr], () => {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
-    console.error(`sas: ${e instanceof Error ? e.message : String(e)}`);
+    // An error may quote stored text or a dashboard's answer: each of its lines is shown, not obeyed.
+    const message = e instanceof Error ? e.message : String(e);
+    console.error(`sas: ${message.split('\n').map(terminalText).join('\n')}`);
     process.exit(1);
   },
 );

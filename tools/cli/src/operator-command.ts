@@ -7,6 +7,7 @@ import { apiProcessLookup } from './api-process-lookup';
 import { DashboardApi, explainApiRefusal } from './dashboard-api';
 import type { OperatorPath } from './operator-path';
 import { resolveProcess, type ProcessIdKind } from './resolve-process';
+import { terminalSafe } from './terminal-text';
 
 /** Options of {@link runOperatorCommand}. */
 export interface OperatorCommandArgs {
@@ -28,7 +29,9 @@ export interface OperatorCommandArgs {
  *
  * @throws NoAnswerError when no scheduler answers in time (direct path; recorded as failed first).
  */
-export async function runOperatorCommand(env: CliEnv, command: 'resubmit' | 'cancel', target: string, args: OperatorCommandArgs, out: (line: string) => void): Promise<number> {
+export async function runOperatorCommand(env: CliEnv, command: 'resubmit' | 'cancel', target: string, args: OperatorCommandArgs, print: (line: string) => void): Promise<number> {
+  // Stored text (ids, reasons, errors, history) is someone else's input: shown, never obeyed.
+  const out = terminalSafe(print);
   if (args.path.kind === 'api') return viaApi(new DashboardApi(args.path.baseUrl, args.path.token), command, target, args, out);
   const principal = args.path.principal;
   const audit = async (outcome: 'ok' | 'refused' | 'failed', exitCode: number, doc: ProcessDocument | undefined, detail: string | undefined): Promise<void> => {

@@ -4,6 +4,7 @@ import { CollectionNames, connectStore } from '@sas/store';
 import type { CliEnv } from './cli-env';
 import { type FilterOptions, rawFilter } from './filter-options';
 import { ProcessTally, renderCounts, renderProcessLine, type ListedProcess } from './process-tally';
+import { terminalSafe } from './terminal-text';
 
 /** Arguments of `sas processes`, as parsed from the command line. */
 export interface ProcessesArgs extends FilterOptions {
@@ -68,7 +69,9 @@ export function renderTally(tally: ProcessTally, selection: string, limit: numbe
  * and lists the latest ones, reading MongoDB (MONGO_URL, MONGO_DB) as `sas status` does. The
  * filter is the bulk filter's: MongoDB narrows by its query, {@link matchesBulkFilter} decides.
  */
-export async function runProcessesCommand(env: CliEnv, args: ProcessesArgs, out: (line: string) => void): Promise<number> {
+export async function runProcessesCommand(env: CliEnv, args: ProcessesArgs, print: (line: string) => void): Promise<number> {
+  // Stored text (ids, reasons, errors, history) is someone else's input: shown, never obeyed.
+  const out = terminalSafe(print);
   const { filter, limit } = processesFilterFromArgs(args);
   const connection = await connectStore(env.mongoUrl, env.mongoDb);
   try {

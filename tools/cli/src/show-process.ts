@@ -2,12 +2,15 @@ import { MongoProcessStore, connectStore } from '@sas/store';
 import type { CliEnv } from './cli-env';
 import { resolveProcess, type ProcessIdKind } from './resolve-process';
 import { renderStepLines } from './step-lines';
+import { terminalSafe } from './terminal-text';
 
 /**
  * `sas status`: prints which process matched (by process id or orderId, see
  * {@link resolveProcess}), then its state, steps and history. Returns false when none matched.
  */
-export async function showProcess(env: CliEnv, id: string, out: (line: string) => void, only?: ProcessIdKind): Promise<boolean> {
+export async function showProcess(env: CliEnv, id: string, print: (line: string) => void, only?: ProcessIdKind): Promise<boolean> {
+  // Stored text (ids, reasons, errors, history) is someone else's input: shown, never obeyed.
+  const out = terminalSafe(print);
   const connection = await connectStore(env.mongoUrl, env.mongoDb);
   try {
     const store = new MongoProcessStore(connection.db);

@@ -64,6 +64,39 @@ describe('sas signal', () => {
     expect(io.audited).toEqual([{ outcome: 'refused', exitCode: 1, processId: 'p-1', detail: 'signal approval (approval-7): refused' }]);
   });
 
+  it.each([
+    ['not-found', 'no process p-1 (wrong id, or removed after its retention); signal not used'],
+    ['invalid', 'invalid message on process.signals: data: too large; the signal was not applied and is kept in the dead-letter queue; fix it and send it again'],
+  ] as const)('exits 1 naming the outcome when the scheduler answers %s', async (outcome, message) => {
+    const io = new ScriptedIo();
+    io.answer = (processId, args) => ({ answered: true, result: answer(processId, args, false, outcome, message) });
+    const { code, lines } = await run(io, 'p-1', { signalId: 'approval-7' });
+
+    expect(code).toBe(1);
+    expect(lines.at(-1)).toBe(`refused (${outcome}): ${message} (signal id approval-7)`);
+    expect(io.audited).toEqual([{ outcome: 'refused', exitCode: 1, processId: 'p-1', detail: `signal approval (approval-7): ${outcome}` }]);
+  });
+
+  it('exits 1 when no process has the id, sending nothing', async () => {
+    const io = new ScriptedIo();
+    const { code, lines } = await run(io, 'o-404');
+
+    expect(code).toBe(1);
+    expect(lines.at(-1)).toMatch(/^refused: .*o-404/);
+    expect(io.sent).toEqual([]);
+  });
+
+  it('shows escape sequences, bidi overrides and newlines in a stored id or message as visible escapes', async () => {
+    const io = new ScriptedIo();
+    io.processes = [doc('p-1', 'o-\u202e1001\x1b[2J')];
+    io.answer = (processId, args) => ({ answered: true, result: answer(processId, args, true, 'kept', 'kept\n  operator:admin: approved by the owner\x07') });
+    const { lines } = await run(io, 'p-1');
+
+    for (const line of lines) expect(line).not.toMatch(/[\u0000-\u001f\u202e]/);
+    expect(lines[0]).toBe('matched process id p-1 (order o-\\u202e1001\\x1b[2J)');
+    expect(lines.at(-1)).toBe('kept: kept\\n  operator:admin: approved by the owner\\x07 (signal id approval.abc)');
+  });
+
   it('exits 1 saying so when no scheduler answers, audited as failed', async () => {
     const io = new ScriptedIo();
     io.answer = () => ({ answered: false, message: 'no scheduler answered within 5 ms' });

@@ -7,6 +7,7 @@ import { apiProcessLookup } from './api-process-lookup';
 import { DashboardApi, explainApiRefusal } from './dashboard-api';
 import type { OperatorPath } from './operator-path';
 import { resolveProcess, type ProcessIdKind, type ProcessLookup } from './resolve-process';
+import { terminalSafe } from './terminal-text';
 
 /** Options of {@link runSignalCommand}. */
 export interface SignalCommandArgs {
@@ -41,8 +42,8 @@ export interface SignalCommandIo {
  * `sas signal <processId|orderId> --name NAME [--data JSON]`: finds the process (saying which id
  * matched, refusing an ambiguous one), sends the signal by its process id, and prints what the
  * scheduler answered: `consumed` by the step waiting for it, `kept` until that step comes up, a
- * `repeat` counted once, or refused. Returns the exit code: 0 the process has the signal, 1 refused,
- * not found or no answer.
+ * `repeat` counted once, or refused. Returns the exit code: 0 the process has the signal; 1 when it
+ * was not applied (refused, not found, invalid) or no scheduler answered.
  */
 export async function runSignalCommand(env: CliEnv, target: string, args: SignalCommandArgs, out: (line: string) => void): Promise<number> {
   if (args.path.kind === 'api') return signalProcess(apiIo(new DashboardApi(args.path.baseUrl, args.path.token)), target, args, out);
@@ -55,7 +56,9 @@ export async function runSignalCommand(env: CliEnv, target: string, args: Signal
 }
 
 /** {@link runSignalCommand} over the given I/O (tests give their own). */
-export async function signalProcess(io: SignalCommandIo, target: string, args: SignalCommandArgs, out: (line: string) => void): Promise<number> {
+export async function signalProcess(io: SignalCommandIo, target: string, args: SignalCommandArgs, print: (line: string) => void): Promise<number> {
+  // Stored text (ids, reasons, errors, history) is someone else's input: shown, never obeyed.
+  const out = terminalSafe(print);
   const resolved = await resolveProcess(io.lookup, target, io.where, args.only);
   const audit = async (outcome: 'ok' | 'refused' | 'failed', exitCode: number, doc: ProcessDocument | undefined, detail: string): Promise<void> => {
     const warning = await io.audit?.(outcome, exitCode, doc, detail);
@@ -80,7 +83,9 @@ export async function signalProcess(io: SignalCommandIo, target: string, args: S
     return 1;
   }
   const { result } = delivery;
-  out(`${result.ok ? result.outcome : 'refused'}: ${result.message} (signal id ${result.signalId})`);
+  // Not applied for whatever reason (refused, no such process, an invalid signal): exit 1, the outcome named.
+  const label = result.ok ? result.outcome : result.outcome === 'refused' ? 'refused' : `refused (${result.outcome})`;
+  out(`${label}: ${result.message} (signal id ${result.signalId})`);
   await audit(result.ok ? 'ok' : 'refused', result.ok ? 0 : 1, resolved.doc, `signal ${args.name} (${result.signalId}): ${result.outcome}`);
   return result.ok ? 0 : 1;
 }
