@@ -7,6 +7,7 @@ import { readLookupAnswer } from './lookup-answer';
 import { stepResultOf } from './step-result';
 import { fillJson, fillString, type TemplateScope } from './template';
 import { callSignal } from './call-signal';
+import { fillUrl } from './url-template';
 
 /** A lookup filled for one call: what to send, and the key a found record must hold. */
 export interface LookupRequest {
@@ -18,8 +19,9 @@ export interface LookupRequest {
 /**
  * Fills a lookup's templates from the call's scope.
  *
- * @throws MissingReferenceError when a reference has no value (the caller makes it permanent:
- *   the lookup is filled before every try's call, so no call was ever made for this request).
+ * @throws MissingReferenceError when a reference has no value, and PathEscapeError when a value
+ *   would climb out of the URL's path (the caller makes both permanent: the lookup is filled before
+ *   every try's call, so no call was ever made for this request).
  */
 export function lookupRequestOf(lookup: LookupMapping, scope: TemplateScope, traceparent?: string): LookupRequest {
   const headers: Record<string, string> = {};
@@ -29,7 +31,7 @@ export function lookupRequestOf(lookup: LookupMapping, scope: TemplateScope, tra
   const body = lookup.body === null ? undefined : JSON.stringify(fillJson(lookup.body, scope));
   if (body !== undefined) headers['content-type'] ??= 'application/json';
   return {
-    url: fillString(lookup.url, scope, encodeURIComponent),
+    url: fillUrl(lookup.url, scope),
     init: { method: lookup.method, headers, ...(body !== undefined && { body }), redirect: 'manual' },
     key: fillString(lookup.key, scope),
   };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { referenceProblem, referencesAt } from './template';
+import { referenceProblem, referencesAt, stringsAt, templateSyntaxProblem } from './template';
 import { DEFAULT_TRANSIENT_STATUSES, type StatusPattern } from './status-class';
 
 const Status = z.union([
@@ -12,6 +12,10 @@ const Status = z.union([
  * it (`body.undo.id`), marked so that the file's error can list the valid references once.
  */
 function checkReferences(template: unknown, ctx: z.RefinementCtx): void {
+  for (const { text, at } of stringsAt(template)) {
+    const problem = templateSyntaxProblem(text);
+    if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem, path: at });
+  }
   for (const { reference, at } of referencesAt(template)) {
     const problem = referenceProblem(reference);
     if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem, path: at, params: { reference: true } });

@@ -8,6 +8,7 @@ import type { HttpAnswer, HttpFetch } from './keep-alive-fetch';
 import { classifyStatus } from './status-class';
 import { stepResultOf } from './step-result';
 import { MissingReferenceError, fillJson, fillString } from './template';
+import { PathEscapeError, fillUrl, urlProblem } from './url-template';
 import { templateScopeOf } from './template-scope';
 
 /** Options of {@link createHttpRemoteCall}. */
@@ -146,12 +147,13 @@ function httpRequestOf(
     const body = mapping.body === null ? undefined : JSON.stringify(fillJson(mapping.body, scope));
     if (body !== undefined) headers['content-type'] ??= 'application/json';
     return {
-      url: fillString(mapping.url, scope, encodeURIComponent),
+      url: builtUrl(fillUrl(mapping.url, scope), 'url', target),
       // Following 301/302/303 would re-send the call as a GET and report what that GET answered.
       init: { method: mapping.method, headers, ...(body !== undefined && { body }), redirect: 'manual' },
-      ...(mapping.lookup !== undefined && { lookup: lookupRequestOf(mapping.lookup, scope, call.traceparent) }),
+      ...(mapping.lookup !== undefined && { lookup: checkedLookup(lookupRequestOf(mapping.lookup, scope, call.traceparent), target) }),
     };
   } catch (e) {
+    if (e instanceof PathEscapeError) throw new PermanentError(`the mapping of ${target} cannot build its URL: ${e.message}; nothing was sent`);
     if (e instanceof MissingReferenceError) {
       throw new PermanentError(
         `the mapping of ${target} needs ${e.message.replace(' has no value', '')}, which this request does not carry; nothing was sent`,
@@ -159,6 +161,21 @@ function httpRequestOf(
     }
     throw e;
   }
+}
+
+function checkedLookup(lookup: LookupRequest, target: string): LookupRequest {
+  return { ...lookup, url: builtUrl(lookup.url, 'lookup.url', target) };
+}
+
+/**
+ * The filled URL, if it is an http(s) URL. One that is not will not become one on a retry, so it is
+ * a permanent failure of the step, before anything is sent (a transient "Invalid URL" would open
+ * the breaker and park every order of the agent).
+ */
+function builtUrl(url: string, field: string, target: string): string {
+  const problem = urlProblem(url);
+  if (problem) throw new PermanentError(`the mapping of ${target} built its ${field} '${url}', which ${problem}; nothing was sent`);
+  return url;
 }
 
 // A 2xx means the remote applied the effect (or replayed it): a body we cannot use leaves the
