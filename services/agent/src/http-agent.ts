@@ -47,6 +47,7 @@ function urlProblems(mapping: HttpMapping, env: Readonly<Record<string, string |
     [
       ['url', m.url],
       ['lookup.url', m.lookup?.url],
+      ['forwardLookup.url', m.forwardLookup?.url],
     ].flatMap(([field, template]) => {
       const problem = template === undefined ? null : urlTemplateProblem(template, env);
       return problem ? [`operations.${operation}.${field}: ${problem}`] : [];
@@ -86,6 +87,7 @@ export function httpAgent(
   const unparsed: string[] = urlProblems(mapping, options.env);
   for (const [operation, m] of Object.entries(mapping.operations)) {
     const lookup = m.lookup;
+    const forward = m.forwardLookup;
     const fields = {
       url: m.url,
       body: m.body,
@@ -93,14 +95,17 @@ export function httpAgent(
       // The lookup's templates are filled from the same call, so they are held to the same checks.
       ...(lookup && { 'lookup.url': lookup.url, 'lookup.body': lookup.body, 'lookup.key': lookup.key }),
       ...(lookup && Object.fromEntries(Object.entries(lookup.headers).map(([h, t]) => [`lookup.headers.${h}`, t]))),
+      ...(forward && { 'forwardLookup.url': forward.url, 'forwardLookup.body': forward.body, 'forwardLookup.key': forward.key }),
+      ...(forward && Object.fromEntries(Object.entries(forward.headers).map(([h, t]) => [`forwardLookup.headers.${h}`, t]))),
     };
-    if (lookup) {
+    for (const [field, question] of [['lookup', lookup], ['forwardLookup', forward]] as const) {
+      if (!question) continue;
       // A mapping built in code has not been through HttpMapping's parse: a "not found" status that
-      // could be a failure would turn a lost lookup into a second effect.
-      const parsed = LookupMapping.safeParse(lookup);
+      // could be a failure would turn a lost lookup into a second effect (or an undo not done).
+      const parsed = LookupMapping.safeParse(question);
       // References are reported below with the operation's own, so they are left out here.
       const issues = parsed.success ? [] : parsed.error.issues.filter((i) => !isReferenceIssue(i));
-      badLookups.push(...issues.map((i) => `operations.${operation}.lookup.${i.path.join('.')}: ${i.message}`));
+      badLookups.push(...issues.map((i) => `operations.${operation}.${field}.${i.path.join('.')}: ${i.message}`));
     }
     for (const [field, template] of Object.entries(fields)) {
       for (const { text, at } of stringsAt(template)) {
