@@ -27,6 +27,7 @@ import { DEFAULT_JOB_OPTIONS } from './job-options';
 import { createRedisConnection, redisLivenessOptions, type RedisConnection } from './redis-connection';
 import { requestReply } from './request-reply';
 import { sendSignal, type SignalOptions } from './send-signal';
+import { signalWhenFound } from './signal-when-found';
 import { StatusStream } from './status-stream';
 import { submissionJobId } from './submission-job-id';
 import { withDeadline } from './with-deadline';
@@ -282,14 +283,24 @@ export class SasClient {
    * then), or `ok: false` when refused (the process finished, or no such order). Retrying a call
    * is safe: the default signal id is derived from the orderId, name and data.
    *
+   * An order not found yet is waited for within `timeoutMs`: a signal sent right after `submit`
+   * would otherwise find no order, the submission not being stored yet. It is sent again after a
+   * short backoff until the order exists or `timeoutMs` passes, then answered `not-found`, saying so.
+   *
    * @throws {InvalidSignalError} naming each invalid field; nothing was sent
    * @throws {NoAnswerError} when no scheduler answered within `timeoutMs` (the signal stays queued; sending it again is safe)
    */
   async signal(orderId: string, name: string, data: JsonObject | null = null, options: SignalOptions = {}): Promise<SignalResult> {
     this.assertOpen('signal');
-    const outcome = await sendSignal({ redisUrl: this.options.redisUrl, prefix: this.prefix }, { orderId }, name, data, options);
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const where = { redisUrl: this.options.redisUrl, prefix: this.prefix };
+    // An order submitted just before is stored only once a submission service took it: wait for it.
+    const outcome = await signalWhenFound(orderId, timeoutMs, (left) => sendSignal(where, { orderId }, name, data, { ...options, timeoutMs: left }), {
+      now: () => Date.now(),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    });
     if (outcome.answered) return outcome.reply;
-    throw new NoAnswerError(`signal ${name}`, orderId, options.timeoutMs ?? 30_000, { redisUrl: redactRedisUrl(this.options.redisUrl), prefix: this.prefix });
+    throw new NoAnswerError(`signal ${name}`, orderId, timeoutMs, { redisUrl: redactRedisUrl(this.options.redisUrl), prefix: this.prefix });
   }
 
   /** Stops listening (an event being handled is finished first), ends open `statuses` loops and closes the connections. Idempotent. */
