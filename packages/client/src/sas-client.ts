@@ -58,6 +58,11 @@ export interface SasClientOptions {
   /** A send that has not reached Redis by then fails with a {@link SendTimeoutError}. @default 5000 */
   sendTimeoutMs?: number;
   /**
+   * How long `close()` waits for its connections to close cleanly (an event being handled, the
+   * queue's own close) before it drops them: with Redis gone a clean close never ends. @default 5000
+   */
+  closeTimeoutMs?: number;
+  /**
    * Workflow definitions (as deployed) whose `inputSchema` the client checks each order's payload
    * against before sending: a payload the submission service would reject is refused with an
    * {@link InvalidOrderError} naming each bad field, and nothing is sent. Orders for other
@@ -303,15 +308,30 @@ export class SasClient {
     throw new NoAnswerError(`signal ${name}`, orderId, timeoutMs, { redisUrl: redactRedisUrl(this.options.redisUrl), prefix: this.prefix });
   }
 
-  /** Stops listening (an event being handled is finished first), ends open `statuses` loops and closes the connections. Idempotent. */
+  /**
+   * Stops listening (an event being handled is finished first), ends open `statuses` loops and closes
+   * the connections. Bounded by `closeTimeoutMs`: past it (Redis gone, so BullMQ's closes wait for a
+   * connection that never comes back) the subscriptions are ended and the connections dropped. Idempotent.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      await this.stream?.close();
-      await this.submissions.close().catch(() => undefined);
-      await Promise.all(
-        // QUIT waits for a connection that is not up (Redis or a cluster unreachable): such a one is dropped instead.
-        [this.connection, this.listenConnection].map((c) => (c?.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c?.disconnect())),
-      );
+      const clean = (async () => {
+        await this.stream?.close();
+        await this.submissions.close().catch(() => undefined);
+        await Promise.all(
+          // QUIT waits for a connection that is not up (Redis or a cluster unreachable): such a one is dropped instead.
+          [this.connection, this.listenConnection].map((c) => (c?.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c?.disconnect())),
+        );
+      })();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.options.closeTimeoutMs ?? 5_000)));
+      const outcome = await Promise.race([clean.then(() => 'closed' as const, () => 'closed' as const), late]);
+      clearTimeout(timer);
+      if (outcome === 'late') {
+        this.stream?.abandon();
+        this.connection.disconnect();
+        this.listenConnection?.disconnect();
+      }
     })();
     return this.closing;
   }
