@@ -17,7 +17,7 @@ describe('checkWorkflows', () => {
   });
 
   it('names the members of a parallel group and counts each as a step', () => {
-    const [reserve, charge, ship] = orderFulfilmentV1.steps as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
+    const [reserve, charge, ship] = orderFulfilmentV1.steps;
     const grouped = { ...shop, name: 'grouped', steps: [reserve, { name: 'pay-and-ship', parallel: [charge, ship] }] };
     expect(check([grouped]).lines).toEqual([
       'ok grouped@1: 3 step(s) (reserve-inventory → pay-and-ship [charge-payment + create-shipment]), threshold 3 then compensate, refusals compensate, parked at most 1800000 ms',
