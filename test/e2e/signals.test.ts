@@ -98,6 +98,26 @@ describe('wait and signal steps (real processes, private Redis)', () => {
     expect(effects[1]!.at).toBeGreaterThanOrEqual(coolOff.waitUntil!.getTime());
   });
 
+  it('applies a signal sent right after submit, while the submission is not stored yet: the client waits for the order', async () => {
+    const orderId = 'signal-before-stored';
+    const [submission] = fx.system.byRole('submission');
+    const [scheduler] = fx.system.byRole('scheduler');
+    // No submission service: the order is queued, not stored, until after the signal was first answered.
+    await submission!.stop();
+    try {
+      await client.submit({ orderId, workflow: 'approval-cool-off', payload: { sku: 'kettle', quantity: 1, amount: 2500 } });
+      const signaled = client.signal(orderId, 'approved', { approvedBy: 'ann' }, { timeoutMs: 30_000 });
+      await scheduler!.waitForLine((l) => l.json?.['outcome'] === 'not-found' && l.json?.['orderId'] === orderId, 15_000, 'the signal to find no order first');
+      await submission!.restart();
+      const answer = await signaled;
+      expect(answer).toMatchObject({ ok: true, orderId });
+      expect(['kept', 'consumed']).toContain(answer.outcome);
+    } finally {
+      if (!submission!.running) await submission!.restart();
+    }
+    await fx.stack.waitFor(async () => (await stepState(orderId, 'approval')) === 'Completed', { timeoutMs: 20_000, description: 'the approval step to take the signal' });
+  });
+
   it('undoes the reservation when no signal comes in time, and answers a late signal that it was not used', async () => {
     const orderId = 'signal-timeout';
     await fx.submit([fx.order(orderId, { workflow: 'approval-or-undo' })]);

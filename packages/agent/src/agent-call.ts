@@ -29,9 +29,11 @@ export interface AgentCall<Input = JsonObject> {
   /**
    * Only on an undo that names what it undoes: the forward call's idempotency key (hand it to the
    * remote so it can refuse that forward call should it arrive late) and its result (null when
-   * the forward call's outcome is unknown: it may or may not have happened).
+   * the forward call's outcome is unknown: it may or may not have happened), and the latest
+   * complete-by of its dispatches, after which no try of it is started or awaited (absent from
+   * older schedulers).
    */
-  compensates?: { idempotencyKey: string; result: JsonObject | null };
+  compensates?: { idempotencyKey: string; result: JsonObject | null; completeBy?: number | undefined };
   /**
    * Hand this to the remote unchanged (an `Idempotency-Key` header, a request id): it is the same
    * on every try and every redelivery of this step in this mode, so the remote applies the effect once.

@@ -27,6 +27,7 @@ import { DEFAULT_JOB_OPTIONS } from './job-options';
 import { createRedisConnection, redisLivenessOptions, type RedisConnection } from './redis-connection';
 import { requestReply } from './request-reply';
 import { sendSignal, type SignalOptions } from './send-signal';
+import { signalWhenFound } from './signal-when-found';
 import { StatusStream } from './status-stream';
 import { submissionJobId } from './submission-job-id';
 import { withDeadline } from './with-deadline';
@@ -56,6 +57,11 @@ export interface SasClientOptions {
   statusEvents?: StatusEvents;
   /** A send that has not reached Redis by then fails with a {@link SendTimeoutError}. @default 5000 */
   sendTimeoutMs?: number;
+  /**
+   * How long `close()` waits for its connections to close cleanly (an event being handled, the
+   * queue's own close) before it drops them: with Redis gone a clean close never ends. @default 5000
+   */
+  closeTimeoutMs?: number;
   /**
    * Workflow definitions (as deployed) whose `inputSchema` the client checks each order's payload
    * against before sending: a payload the submission service would reject is refused with an
@@ -282,25 +288,50 @@ export class SasClient {
    * then), or `ok: false` when refused (the process finished, or no such order). Retrying a call
    * is safe: the default signal id is derived from the orderId, name and data.
    *
+   * An order not found yet is waited for within `timeoutMs`: a signal sent right after `submit`
+   * would otherwise find no order, the submission not being stored yet. It is sent again after a
+   * short backoff until the order exists or `timeoutMs` passes, then answered `not-found`, saying so.
+   *
    * @throws {InvalidSignalError} naming each invalid field; nothing was sent
    * @throws {NoAnswerError} when no scheduler answered within `timeoutMs` (the signal stays queued; sending it again is safe)
    */
   async signal(orderId: string, name: string, data: JsonObject | null = null, options: SignalOptions = {}): Promise<SignalResult> {
     this.assertOpen('signal');
-    const outcome = await sendSignal({ redisUrl: this.options.redisUrl, prefix: this.prefix }, { orderId }, name, data, options);
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const where = { redisUrl: this.options.redisUrl, prefix: this.prefix };
+    // An order submitted just before is stored only once a submission service took it: wait for it.
+    const outcome = await signalWhenFound(orderId, timeoutMs, (left) => sendSignal(where, { orderId }, name, data, { ...options, timeoutMs: left }), {
+      now: () => Date.now(),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    });
     if (outcome.answered) return outcome.reply;
-    throw new NoAnswerError(`signal ${name}`, orderId, options.timeoutMs ?? 30_000, { redisUrl: redactRedisUrl(this.options.redisUrl), prefix: this.prefix });
+    throw new NoAnswerError(`signal ${name}`, orderId, timeoutMs, { redisUrl: redactRedisUrl(this.options.redisUrl), prefix: this.prefix });
   }
 
-  /** Stops listening (an event being handled is finished first), ends open `statuses` loops and closes the connections. Idempotent. */
+  /**
+   * Stops listening (an event being handled is finished first), ends open `statuses` loops and closes
+   * the connections. Bounded by `closeTimeoutMs`: past it (Redis gone, so BullMQ's closes wait for a
+   * connection that never comes back) the subscriptions are ended and the connections dropped. Idempotent.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      await this.stream?.close();
-      await this.submissions.close().catch(() => undefined);
-      await Promise.all(
-        // QUIT waits for a connection that is not up (Redis or a cluster unreachable): such a one is dropped instead.
-        [this.connection, this.listenConnection].map((c) => (c?.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c?.disconnect())),
-      );
+      const clean = (async () => {
+        await this.stream?.close();
+        await this.submissions.close().catch(() => undefined);
+        await Promise.all(
+          // QUIT waits for a connection that is not up (Redis or a cluster unreachable): such a one is dropped instead.
+          [this.connection, this.listenConnection].map((c) => (c?.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c?.disconnect())),
+        );
+      })();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.options.closeTimeoutMs ?? 5_000)));
+      const outcome = await Promise.race([clean.then(() => 'closed' as const, () => 'closed' as const), late]);
+      clearTimeout(timer);
+      if (outcome === 'late') {
+        this.stream?.abandon();
+        this.connection.disconnect();
+        this.listenConnection?.disconnect();
+      }
     })();
     return this.closing;
   }

@@ -82,16 +82,37 @@ export class StatusStream {
     return this.closing !== undefined;
   }
 
-  /** Stops consuming (an event being handled is finished first) and ends every subscription. */
+  /**
+   * Stops consuming (an event being handled is finished first) and ends every subscription. With
+   * Redis out of reach, the worker's clean close would wait for it forever (its blocking connection
+   * sends QUIT): the worker's connections are then dropped instead.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.starting?.catch(() => undefined);
-      await this.worker?.close();
-      for (const listener of this.allListeners()) listener(undefined);
-      this.byOrder.clear();
-      this.everyOrder.clear();
+      await this.worker?.close(this.options.connection.status !== 'ready');
+      this.endSubscriptions();
     })();
     return this.closing;
+  }
+
+  /**
+   * Gives up on a close that is out of time (Redis gone during it, so the worker's blocking
+   * connection waits for an answer to QUIT that never comes, and reconnects meanwhile): ends every
+   * subscription now, so open `statuses` loops end, and drops that connection. Idempotent.
+   */
+  abandon(): void {
+    this.endSubscriptions();
+    // BullMQ keeps the worker's own blocking connection (a duplicate of ours) to itself; dropping it
+    // is the only way to stop it reconnecting for ever, which would also keep the process alive.
+    const blocking = (this.worker as unknown as { blockingConnection?: { disconnect(wait: boolean): Promise<void> } } | undefined)?.blockingConnection;
+    blocking?.disconnect(false).catch(() => undefined);
+  }
+
+  private endSubscriptions(): void {
+    for (const listener of this.allListeners()) listener(undefined);
+    this.byOrder.clear();
+    this.everyOrder.clear();
   }
 
   private async receive(job: Job): Promise<void> {

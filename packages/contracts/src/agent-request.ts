@@ -46,6 +46,13 @@ export const AgentRequest = z.object({
       idempotencyKey: z.string().min(1),
       /** What the forward step returned, or null when its outcome is unknown (it timed out). */
       result: JsonObject.nullable(),
+      /**
+       * The latest complete-by of the forward call's dispatches: no agent starts or waits for a try
+       * of it after this instant, so an undo that finds no trace of it then may take it as never
+       * applied (the HTTP agent's `forwardLookup`). Optional: schedulers before it send none, and
+       * absent, "not found" can never be trusted.
+       */
+      completeBy: EpochMs.optional(),
     })
     .optional(),
   /** The scheduler's dispatch span: the agent's attempt span is its child. */

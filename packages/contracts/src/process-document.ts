@@ -44,6 +44,12 @@ export const StepRecord = z.object({
   attempt: z.number().int().nonnegative().optional(),
   /** A group member's own complete-by (the process's `completeBy` is the earliest of its Running members'). */
   completeBy: z.date().nullable().optional(),
+  /**
+   * The complete-by of the step's latest forward dispatch, kept through its undo: the undo request
+   * carries it (`compensates.completeBy`) so an agent knows when the forward call can no longer
+   * land. Optional: records written before it have none.
+   */
+  forwardCompleteBy: z.date().nullable().optional(),
   /** A group member's own count of recoveries (the process's `failureCount` is the highest of its members'). */
   failureCount: z.number().int().nonnegative().optional(),
   /** A group member waiting to be dispatched again (recovered, parked, its send failed) is not dispatched before this. */

@@ -10,9 +10,16 @@ describe('CEL expressions of a workflow', () => {
     expect(evaluateCondition('has(payload.coupon) ? payload.coupon != "" : false', input)).toEqual({ ok: true, value: false });
   });
 
-  it('reports a syntax problem on one line, with where it is', () => {
-    expect(celSyntaxProblem('payload.nights >')).toMatch(/^not a valid CEL expression: Unexpected token: EOF > +1 \| payload\.nights > \^$/);
+  it('reports a syntax problem with the expression and a caret under the column where it is', () => {
+    expect(celSyntaxProblem('payload.nights >')).toBe('not a valid CEL expression: Unexpected token: EOF\n    payload.nights >\n                    ^');
+    expect(celSyntaxProblem('payload.a &&& b')).toBe('not a valid CEL expression: Unexpected character: &\n    payload.a &&& b\n                ^');
+    // The line of a multi-line expression where the problem is, with its own caret.
+    expect(celSyntaxProblem('payload.a +\n  &b')).toBe('not a valid CEL expression: Unexpected character: &\n      &b\n      ^');
     expect(celSyntaxProblem('payload.nights > 1')).toBeNull();
+  });
+
+  it('says where an evaluation failed on one line, by line and column', () => {
+    expect(evaluateCondition('payload.nope.x > 1', input)).toEqual({ ok: false, error: 'No such key: nope (at line 1, column 9)' });
   });
 
   it('never reads an error or a non-boolean as false', () => {

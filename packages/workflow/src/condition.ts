@@ -1,5 +1,6 @@
 import type { JsonObject } from '@sas/contracts';
 import { createRequire } from 'node:module';
+import { celMessage } from './cel-message';
 import type * as Cel from '@marcbachmann/cel-js' with { 'resolution-mode': 'import' };
 
 // The CEL library ships as an ES module only; Node (22.12 and later) loads it with require().
@@ -25,13 +26,16 @@ function compile(expression: string): Evaluate {
   return fn;
 }
 
-/** Why `expression` is not valid CEL (the parser's message and position), or null when it parses. */
+/**
+ * Why `expression` is not valid CEL, or null when it parses: the parser's message, then the
+ * expression's line with a caret under the column (see `celMessage`).
+ */
 export function celSyntaxProblem(expression: string): string | null {
   try {
     compile(expression);
     return null;
   } catch (e) {
-    return `not a valid CEL expression: ${oneLine((e as Error).message)}`;
+    return `not a valid CEL expression: ${celMessage((e as Error).message, 'lines')}`;
   }
 }
 
@@ -71,7 +75,7 @@ export function evaluateExpression(expression: string, input: ConditionInput): {
     const context = input.data === undefined ? { payload: input.payload, results: input.results } : { payload: input.payload, results: input.results, data: input.data };
     return { ok: true, value: compile(expression)(context) };
   } catch (e) {
-    return { ok: false, error: oneLine((e as Error).message) };
+    return { ok: false, error: celMessage((e as Error).message, 'one-line') };
   }
 }
 
@@ -80,13 +84,4 @@ function describe(value: unknown): string {
   if (typeof value === 'bigint') return `the int ${value}`;
   if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 50))}`;
   return `a value of type ${Array.isArray(value) ? 'list' : typeof value}`;
-}
-
-/** CEL messages point at the column over several lines; a workflow issue or a reason is one line. */
-function oneLine(message: string): string {
-  return message
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '')
-    .join(' ');
 }

@@ -75,6 +75,8 @@ export class ProcessDraft {
       step.notBefore = null;
       this.doc.completeBy = earliestMemberCompleteBy(this.doc.steps, step.group);
     }
+    // Kept through the undo, which tells its agent when the forward call can no longer land.
+    if (mode === 'forward') step.forwardCompleteBy = new Date(this.ctx.now + def.completeByMs);
     step.dispatches += 1;
     if (this.doc.heldFor) this.doc.heldFor = null;
     step.startedAt ??= this.now;
@@ -101,7 +103,13 @@ export class ProcessDraft {
         replyTo: this.ctx.replyQueue,
         // An undo names the forward call it undoes, so the remote can refuse that call if it arrives later.
         ...(mode === 'compensate'
-          ? { compensates: { idempotencyKey: idempotencyKey(this.doc._id, step.name, 'forward'), result: step.result } }
+          ? {
+              compensates: {
+                idempotencyKey: idempotencyKey(this.doc._id, step.name, 'forward'),
+                result: step.result,
+                ...(step.forwardCompleteBy && { completeBy: step.forwardCompleteBy.getTime() }),
+              },
+            }
           : {}),
       },
     });

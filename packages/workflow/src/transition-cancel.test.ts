@@ -202,21 +202,23 @@ describe('when an operator cancels while the forward call may still reach the re
     expect(run.doc.notBefore).toEqual(new Date(lost.completeBy));
   });
 
-  it('names the forward call and its result on every undo it dispatches', () => {
+  it('names the forward call, its result and its latest complete-by on every undo it dispatches', () => {
     const run = secondStepInFlight();
+    const charge = run.request();
     run.reply(ok({ chargeId: 'c-1' }));
+    const shipment = run.request();
     run.apply({ type: 'cancel', by: 'op' });
     run.now = run.doc.notBefore.getTime();
     run.apply({ type: 'claim' });
     expect(run.request()).toMatchObject({
       operation: 'cancel',
       idempotencyKey: 'p-1/create-shipment/compensate',
-      compensates: { idempotencyKey: 'p-1/create-shipment', result: null },
+      compensates: { idempotencyKey: 'p-1/create-shipment', result: null, completeBy: shipment.completeBy },
     });
     run.reply(ok());
     expect(run.request()).toMatchObject({
       operation: 'refund',
-      compensates: { idempotencyKey: 'p-1/charge-payment', result: { chargeId: 'c-1' } },
+      compensates: { idempotencyKey: 'p-1/charge-payment', result: { chargeId: 'c-1' }, completeBy: charge.completeBy },
     });
   });
 });

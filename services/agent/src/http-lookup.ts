@@ -4,9 +4,10 @@ import { TransientError } from '@sas/runtime';
 import type { LookupMapping, OperationMapping } from './http-mapping';
 import type { HttpAnswer, HttpFetch } from './keep-alive-fetch';
 import { readLookupAnswer } from './lookup-answer';
-import { stepResultOf } from './step-result';
+import { stepResultOf, type ResultExtraction } from './step-result';
 import { fillJson, fillString, type TemplateScope } from './template';
 import { callSignal } from './call-signal';
+import { fillUrl } from './url-template';
 
 /** A lookup filled for one call: what to send, and the key a found record must hold. */
 export interface LookupRequest {
@@ -18,8 +19,9 @@ export interface LookupRequest {
 /**
  * Fills a lookup's templates from the call's scope.
  *
- * @throws MissingReferenceError when a reference has no value (the caller makes it permanent:
- *   the lookup is filled before every try's call, so no call was ever made for this request).
+ * @throws MissingReferenceError when a reference has no value, and PathEscapeError when a value
+ *   would climb out of the URL's path (the caller makes both permanent: the lookup is filled before
+ *   every try's call, so no call was ever made for this request).
  */
 export function lookupRequestOf(lookup: LookupMapping, scope: TemplateScope, traceparent?: string): LookupRequest {
   const headers: Record<string, string> = {};
@@ -29,7 +31,7 @@ export function lookupRequestOf(lookup: LookupMapping, scope: TemplateScope, tra
   const body = lookup.body === null ? undefined : JSON.stringify(fillJson(lookup.body, scope));
   if (body !== undefined) headers['content-type'] ??= 'application/json';
   return {
-    url: fillString(lookup.url, scope, encodeURIComponent),
+    url: fillUrl(lookup.url, scope),
     init: { method: lookup.method, headers, ...(body !== undefined && { body }), redirect: 'manual' },
     key: fillString(lookup.key, scope),
   };
@@ -38,24 +40,35 @@ export function lookupRequestOf(lookup: LookupMapping, scope: TemplateScope, tra
 // Said of every lookup that could not tell: the try ends before its call, and is retried.
 const notTaken = 'no call was made and the try is retried (a lookup that cannot tell is never taken as "not found")';
 
+/** Which lookup {@link askLookup} asks, and how it reads a found record. */
+export interface LookupQuestion {
+  lookup: LookupMapping;
+  /** How a found record is read when the lookup names neither `resultPath` nor `resultFields`. */
+  readAs: ResultExtraction;
+  /** Names the lookup in messages, e.g. `the lookup of payment/charge`. */
+  label: string;
+}
+
+/** The lookup of an operation: a found record is read as the operation reads a success body. */
+export function operationLookup(operation: OperationMapping, lookup: LookupMapping, call: AgentCall<unknown>): LookupQuestion {
+  return { lookup, readAs: operation, label: `the lookup of ${call.agent}/${call.operation}` };
+}
+
 /**
- * Asks whether the call's effect already exists. Resolves with the step's result read from the
- * found record (by the lookup's `resultPath`/`resultFields` when it names either, else as the
- * operation reads a success body), or `null` when
+ * Asks whether an effect exists. Resolves with the result read from the found record (by the
+ * lookup's `resultPath`/`resultFields` when it names either, else by `readAs`), or `null` when
  * the effect does not exist. Bounded by the call's signal (complete-by) and `timeoutMs`.
  *
  * @throws TransientError when the lookup fails or its answer cannot tell (see `readLookupAnswer`),
  *   or a found record holds no readable result: the effect exists, so the step must not fail.
  */
 export async function askLookup(
-  operation: OperationMapping,
+  question: LookupQuestion,
   request: LookupRequest,
   call: AgentCall<unknown>,
   options: { fetch: HttpFetch; timeoutMs: number },
 ): Promise<JsonObject | null> {
-  const lookup = operation.lookup;
-  if (lookup === undefined) return null;
-  const target = `the lookup of ${call.agent}/${call.operation}`;
+  const { lookup, label: target } = question;
   const { signal } = call;
   const failed = (e: unknown, what: string): TransientError => {
     if (signal.aborted) return new TransientError(`${target} was aborted by the agent (complete-by reached); ${notTaken}`, undefined, { cause: e });
@@ -88,7 +101,7 @@ export async function askLookup(
   const own = lookup.resultPath !== undefined || lookup.resultFields !== undefined;
   const extracted = stepResultOf(
     read.record,
-    own ? { resultPath: lookup.resultPath, resultFields: lookup.resultFields ?? {} } : operation,
+    own ? { resultPath: lookup.resultPath, resultFields: lookup.resultFields ?? {} } : question.readAs,
   );
   if ('missing' in extracted) {
     throw new TransientError(
@@ -99,6 +112,5 @@ export async function askLookup(
   if (read.count > 1) {
     call.logger.warn({ records: read.count, key: request.key }, 'the lookup found several effects for this key: the remote applied it more than once before; the first is taken');
   }
-  call.logger.info({ key: request.key }, 'the lookup found the effect: its result is taken and no call is made');
   return extracted.result;
 }

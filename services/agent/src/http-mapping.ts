@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { referenceProblem, referencesAt } from './template';
+import { referenceProblem, referencesAt, stringsAt, templateSyntaxProblem } from './template';
 import { DEFAULT_TRANSIENT_STATUSES, type StatusPattern } from './status-class';
 
 const Status = z.union([
@@ -12,6 +12,10 @@ const Status = z.union([
  * it (`body.undo.id`), marked so that the file's error can list the valid references once.
  */
 function checkReferences(template: unknown, ctx: z.RefinementCtx): void {
+  for (const { text, at } of stringsAt(template)) {
+    const problem = templateSyntaxProblem(text);
+    if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem, path: at });
+  }
   for (const { reference, at } of referencesAt(template)) {
     const problem = referenceProblem(reference);
     if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem, path: at, params: { reference: true } });
@@ -44,55 +48,68 @@ function notFoundStatusProblem(pattern: StatusPattern): string | null {
   return null;
 }
 
+/** A lookup's fields; `key` defaults to `defaultKey`, the key the lookup's records hold. */
+const lookupMappingOf = (defaultKey: string) =>
+  z
+    .object({
+      /** @default GET */
+      method: z.enum(['GET', 'POST']).default('GET'),
+      /** URL template, e.g. `{env.FLIGHTS_URL}/flights?ref={idempotencyKey}`. */
+      url: Template,
+      /** Header templates, as the operation's. @default {} */
+      headers: z.record(HeaderName, Template).default({}),
+      /** JSON body template of a `POST` lookup; `null` (the default) sends none. @default null */
+      body: JsonTemplate.default(null),
+      /**
+       * Statuses that mean "no such effect", e.g. `[404]` for `GET /bookings/{idempotencyKey}`. 4xx
+       * only, never 408 or 429: anything else the lookup answers, but a 2xx, is "can't tell".
+       * @default [404]
+       */
+      notFoundStatuses: z.array(Status).default([404]),
+      /** Dotted path, in a 2xx body, of the matching record or list of records; absent: the whole body. */
+      matchPath: z.string().min(1).optional(),
+      /**
+       * Dotted path, in a record, of the field that must equal `key`. Set it whenever the remote can
+       * answer a list: it is what tells a remote that filtered by the key from one that ignored the filter.
+       */
+      keyPath: z.string().min(1).optional(),
+      /** What `keyPath` must hold. @default "{idempotencyKey}" (a forwardLookup's: "{compensates.idempotencyKey}") */
+      key: Template.default(defaultKey),
+      /**
+       * Dotted path of the result in a found record; absent: the whole record. A lookup that sets
+       * neither this nor `resultFields` reads a found record as the operation reads a success body.
+       */
+      resultPath: z.string().min(1).optional(),
+      /** Fields copied into the result from a found record, as the operation's `resultFields`. @default {} */
+      resultFields: z.record(z.string().min(1), z.string().min(1)).optional(),
+    })
+    .strict()
+    .superRefine((lookup, ctx) => {
+      lookup.notFoundStatuses.forEach((pattern, i) => {
+        const problem = notFoundStatusProblem(pattern);
+        if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem, path: ['notFoundStatuses', i] });
+      });
+      if (lookup.method === 'GET' && lookup.body !== null) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'a GET lookup sends no body: remove body, or set method to POST', path: ['body'] });
+      }
+    });
+
 /**
  * Asks the remote whether an operation's effect already exists, before a try (see
  * {@link createHttpRemoteCall}): for a remote that ignores idempotency keys. Its answer is read by
  * `readLookupAnswer`: found, not found, or can't tell (a transient failure, never "not found").
  */
-export const LookupMapping = z
-  .object({
-    /** @default GET */
-    method: z.enum(['GET', 'POST']).default('GET'),
-    /** URL template, e.g. `{env.FLIGHTS_URL}/flights?ref={idempotencyKey}`. */
-    url: Template,
-    /** Header templates, as the operation's. @default {} */
-    headers: z.record(HeaderName, Template).default({}),
-    /** JSON body template of a `POST` lookup; `null` (the default) sends none. @default null */
-    body: JsonTemplate.default(null),
-    /**
-     * Statuses that mean "no such effect", e.g. `[404]` for `GET /bookings/{idempotencyKey}`. 4xx
-     * only, never 408 or 429: anything else the lookup answers, but a 2xx, is "can't tell".
-     * @default [404]
-     */
-    notFoundStatuses: z.array(Status).default([404]),
-    /** Dotted path, in a 2xx body, of the matching record or list of records; absent: the whole body. */
-    matchPath: z.string().min(1).optional(),
-    /**
-     * Dotted path, in a record, of the field that must equal `key`. Set it whenever the remote can
-     * answer a list: it is what tells a remote that filtered by the key from one that ignored the filter.
-     */
-    keyPath: z.string().min(1).optional(),
-    /** What `keyPath` must hold. @default "{idempotencyKey}" */
-    key: Template.default('{idempotencyKey}'),
-    /**
-     * Dotted path of the result in a found record; absent: the whole record. A lookup that sets
-     * neither this nor `resultFields` reads a found record as the operation reads a success body.
-     */
-    resultPath: z.string().min(1).optional(),
-    /** Fields copied into the result from a found record, as the operation's `resultFields`. @default {} */
-    resultFields: z.record(z.string().min(1), z.string().min(1)).optional(),
-  })
-  .strict()
-  .superRefine((lookup, ctx) => {
-    lookup.notFoundStatuses.forEach((pattern, i) => {
-      const problem = notFoundStatusProblem(pattern);
-      if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem, path: ['notFoundStatuses', i] });
-    });
-    if (lookup.method === 'GET' && lookup.body !== null) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'a GET lookup sends no body: remove body, or set method to POST', path: ['body'] });
-    }
-  });
+export const LookupMapping = lookupMappingOf('{idempotencyKey}');
 export type LookupMapping = z.infer<typeof LookupMapping>;
+
+/**
+ * On an undo, asks the remote for the record the forward call made, by the forward call's key, when
+ * that call's outcome is unknown (`compensates.result` null): found, the record's result (the
+ * lookup's `resultPath`/`resultFields`; absent, the whole record) fills `compensates.result` for the
+ * undo's templates; not found once the forward call's complete-by has passed, there is nothing to
+ * undo and nothing is sent. The same fields as a {@link LookupMapping}.
+ */
+export const ForwardLookupMapping = lookupMappingOf('{compensates.idempotencyKey}');
 
 /** How one operation becomes one HTTP call. */
 export const OperationMapping = z
@@ -134,6 +151,12 @@ export const OperationMapping = z
      * Absent: every try is a call, and the remote must honour the key.
      */
     lookup: LookupMapping.optional(),
+    /**
+     * For an undo at a remote that ignores idempotency keys: asked when the forward call's outcome
+     * is unknown, to find what it did (see {@link ForwardLookupMapping}). Absent: such an undo has
+     * only the forward key, and a template needing `{compensates.result.…}` fails it permanently.
+     */
+    forwardLookup: ForwardLookupMapping.optional(),
   })
   .strict();
 export type OperationMapping = z.infer<typeof OperationMapping>;

@@ -1,13 +1,15 @@
 import { parseRetryAfter, type AgentCall, type OperationHandler } from '@sas/agent';
 import type { JsonObject } from '@sas/contracts';
 import { PermanentError, TransientError, systemClock, type Clock } from '@sas/runtime';
-import { askLookup, lookupRequestOf, type LookupRequest } from './http-lookup';
+import { askLookup, lookupRequestOf, operationLookup, type LookupRequest } from './http-lookup';
+import { findForwardResult } from './forward-lookup';
 import type { OperationMapping } from './http-mapping';
 import { callSignal } from './call-signal';
 import type { HttpAnswer, HttpFetch } from './keep-alive-fetch';
 import { classifyStatus } from './status-class';
 import { stepResultOf } from './step-result';
 import { MissingReferenceError, fillJson, fillString } from './template';
+import { PathEscapeError, fillUrl, urlProblem } from './url-template';
 import { templateScopeOf } from './template-scope';
 
 /** Options of {@link createHttpRemoteCall}. */
@@ -45,6 +47,10 @@ const unknownOutcome = (header: string): string =>
  * `askLookup`): found, its record gives the result and no call is made; a lookup that cannot tell
  * fails the try as transient. It is asked on the first try too: a killed agent leaves no trace, so
  * a redelivery or a recovery arrives as a first try (decision 107).
+ *
+ * With a `forwardLookup`, an undo whose forward outcome is unknown first asks the remote what the
+ * forward call did (see `findForwardResult`): found, its record fills `compensates.result`; not
+ * found past the forward call's complete-by, the undo succeeds with nothing sent.
  */
 export function createHttpRemoteCall(mapping: OperationMapping, options: HttpRemoteCallOptions = {}): OperationHandler<unknown> {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -57,10 +63,25 @@ export function createHttpRemoteCall(mapping: OperationMapping, options: HttpRem
   return async (request) => {
     const { signal } = request;
     const target = `${request.agent}/${request.operation}`;
-    const { url, init, lookup } = httpRequestOf(mapping, request, env, target);
-    if (lookup !== undefined) {
-      const found = await askLookup(mapping, lookup, request, { fetch: doFetch, timeoutMs });
-      if (found !== null) return found;
+    // What the templates are filled from: the request, with the forward result an undo found.
+    let source = request;
+    const { forwardLookup } = mapping;
+    if (forwardLookup !== undefined && request.compensates?.result === null) {
+      const question = filled(target, () =>
+        checkedLookup(lookupRequestOf(forwardLookup, templateScopeOf(request, env), request.traceparent), target, 'forwardLookup.url'),
+      );
+      const forward = await findForwardResult(forwardLookup, question, request, { fetch: doFetch, timeoutMs, clock });
+      // Nothing to undo: a success with nothing sent.
+      if (forward === null) return {};
+      source = { ...request, compensates: { ...request.compensates, result: forward } };
+    }
+    const { url, init, lookup } = httpRequestOf(mapping, source, env, target);
+    if (lookup !== undefined && mapping.lookup !== undefined) {
+      const found = await askLookup(operationLookup(mapping, mapping.lookup, request), lookup, request, { fetch: doFetch, timeoutMs });
+      if (found !== null) {
+        request.logger.info({ key: lookup.key }, 'the lookup found the effect: its result is taken and no call is made');
+        return found;
+      }
     }
     const call = callSignal(signal, timeoutMs);
     const aborted = (): TransientError =>
@@ -136,7 +157,7 @@ function httpRequestOf(
   target: string,
 ): { url: string; init: RequestInit; lookup?: LookupRequest } {
   const scope = templateScopeOf(call, env);
-  try {
+  return filled(target, () => {
     const headers: Record<string, string> = {};
     for (const [name, template] of Object.entries(mapping.headers)) headers[name] = fillString(template, scope);
     headers[mapping.idempotencyHeader] = call.idempotencyKey;
@@ -146,12 +167,24 @@ function httpRequestOf(
     const body = mapping.body === null ? undefined : JSON.stringify(fillJson(mapping.body, scope));
     if (body !== undefined) headers['content-type'] ??= 'application/json';
     return {
-      url: fillString(mapping.url, scope, encodeURIComponent),
+      url: builtUrl(fillUrl(mapping.url, scope), 'url', target),
       // Following 301/302/303 would re-send the call as a GET and report what that GET answered.
       init: { method: mapping.method, headers, ...(body !== undefined && { body }), redirect: 'manual' },
-      ...(mapping.lookup !== undefined && { lookup: lookupRequestOf(mapping.lookup, scope, call.traceparent) }),
+      ...(mapping.lookup !== undefined && { lookup: checkedLookup(lookupRequestOf(mapping.lookup, scope, call.traceparent), target, 'lookup.url') }),
     };
+  });
+}
+
+/**
+ * Runs `fill`, which fills templates of `target`'s mapping: a reference the request lacks, or a
+ * value that would climb out of the URL's path, is a permanent failure (it is the same on every
+ * try), and nothing was sent.
+ */
+function filled<T>(target: string, fill: () => T): T {
+  try {
+    return fill();
   } catch (e) {
+    if (e instanceof PathEscapeError) throw new PermanentError(`the mapping of ${target} cannot build its URL: ${e.message}; nothing was sent`);
     if (e instanceof MissingReferenceError) {
       throw new PermanentError(
         `the mapping of ${target} needs ${e.message.replace(' has no value', '')}, which this request does not carry; nothing was sent`,
@@ -159,6 +192,21 @@ function httpRequestOf(
     }
     throw e;
   }
+}
+
+function checkedLookup(lookup: LookupRequest, target: string, field: string): LookupRequest {
+  return { ...lookup, url: builtUrl(lookup.url, field, target) };
+}
+
+/**
+ * The filled URL, if it is an http(s) URL. One that is not will not become one on a retry, so it is
+ * a permanent failure of the step, before anything is sent (a transient "Invalid URL" would open
+ * the breaker and park every order of the agent).
+ */
+function builtUrl(url: string, field: string, target: string): string {
+  const problem = urlProblem(url);
+  if (problem) throw new PermanentError(`the mapping of ${target} built its ${field} '${url}', which ${problem}; nothing was sent`);
+  return url;
 }
 
 // A 2xx means the remote applied the effect (or replayed it): a body we cannot use leaves the

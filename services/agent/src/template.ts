@@ -23,7 +23,8 @@ export const TEMPLATE_ROOTS = [
 /** What references are looked up in. */
 export type TemplateScope = Readonly<Record<(typeof TEMPLATE_ROOTS)[number], unknown>>;
 
-const REFERENCE = /\{([A-Za-z_][\w-]*(?:\.[\w-]+)*)\}/g;
+/** One `{reference}` in a template (global: use with `matchAll` or `replace`). */
+export const REFERENCE = /\{([A-Za-z_][\w-]*(?:\.[\w-]+)*)\}/g;
 const WHOLE_REFERENCE = /^\{([A-Za-z_][\w-]*(?:\.[\w-]+)*)\}$/;
 
 /** A reference that has no value in the scope at hand. */
@@ -50,6 +51,14 @@ export function referencesAt(template: unknown, at: (string | number)[] = []): P
   if (typeof template === 'string') return [...template.matchAll(REFERENCE)].map((m) => ({ reference: m[1] ?? '', at }));
   if (Array.isArray(template)) return template.flatMap((t, i) => referencesAt(t, [...at, i]));
   if (template !== null && typeof template === 'object') return Object.entries(template).flatMap(([k, v]) => referencesAt(v, [...at, k]));
+  return [];
+}
+
+/** Every string leaf of a template with its place (a string template is its own only leaf). */
+export function stringsAt(template: unknown, at: (string | number)[] = []): { text: string; at: (string | number)[] }[] {
+  if (typeof template === 'string') return [{ text: template, at }];
+  if (Array.isArray(template)) return template.flatMap((t, i) => stringsAt(t, [...at, i]));
+  if (template !== null && typeof template === 'object') return Object.entries(template).flatMap(([k, v]) => stringsAt(v, [...at, k]));
   return [];
 }
 
@@ -89,6 +98,18 @@ export function referenceProblem(reference: string): string | null {
     default:
       return `{${reference}} is not a known reference; start it with one of ${TEMPLATE_ROOTS.join(', ')}`;
   }
+}
+
+/**
+ * Why a template does not parse, or null: every `{` must open a reference `{name.path}` closed by
+ * its `}`, and no `}` may stand alone. A stray brace is almost always a mistyped reference
+ * (`{payload.id` sent as text), which would otherwise go to the remote as written.
+ */
+export function templateSyntaxProblem(template: string): string | null {
+  const stray = /[{}]/.exec(template.replace(REFERENCE, (m) => ' '.repeat(m.length)));
+  if (!stray) return null;
+  const what = stray[0] === '{' ? "a '{' that opens no reference" : "a '}' that closes no reference";
+  return `'${template}' does not parse: ${what} at character ${stray.index + 1}; write references as {name.path}, and no braces otherwise`;
 }
 
 /** The value at a dotted path, or undefined. Own properties only. */

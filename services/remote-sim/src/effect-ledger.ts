@@ -100,6 +100,25 @@ export class EffectLedger {
     return undefined;
   }
 
+  /**
+   * Removes one effect, as a record store's `DELETE /records/:id` does (a keyless remote's undo);
+   * returns it, or undefined when there is none. Its key then answers the next effect under it, if
+   * any; tombstones stay.
+   */
+  remove(effectId: string): Effect | undefined {
+    const at = this.ordered.findIndex((e) => e.effectId === effectId);
+    const effect = this.ordered[at];
+    if (effect === undefined) return undefined;
+    this.ordered.splice(at, 1);
+    const key = keyOf(effect.service, effect.idempotencyKey);
+    if (this.byKey.get(key) === effect) {
+      const next = this.ordered.find((e) => keyOf(e.service, e.idempotencyKey) === key);
+      if (next) this.byKey.set(key, next);
+      else this.byKey.delete(key);
+    }
+    return effect;
+  }
+
   /** Number of effects recorded. */
   get size(): number {
     return this.ordered.length;

@@ -57,6 +57,19 @@ describe('remote-sim in the keyless mode (a remote that ignores idempotency keys
     expect(route('GET', '/ledger?idempotencyKey=nothing-under-it').body).toEqual({ effects: [] });
   });
 
+  it('deletes one effect by its id, as a record store does: DELETE /ledger/:effectId, then 404', () => {
+    const { sim, route } = setup('keyless');
+    route('POST', '/services/payment/charge', charge);
+    route('POST', '/services/payment/charge', { ...charge, idempotencyKey: 'p-2/charge-payment/forward', body: { orderId: 'o-2', payload: {} } });
+    const deleted = route('DELETE', '/ledger/eff-000001');
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toMatchObject({ deleted: { effectId: 'eff-000001', idempotencyKey: charge.idempotencyKey } });
+    expect(sim.ledger().map((e) => e.effectId)).toEqual(['eff-000002']);
+    expect(route('GET', `/ledger?idempotencyKey=${encodeURIComponent(charge.idempotencyKey)}`).body).toEqual({ effects: [] });
+    expect(route('DELETE', '/ledger/eff-000001').status).toBe(404);
+    expect(route('GET', '/ledger/eff-000002').status).toBe(405);
+  });
+
   it('keeps no tombstones, as the plain mode: a forward call after its undo is applied', () => {
     const { sim, route } = setup('keyless');
     route('POST', '/services/payment/refund', { idempotencyKey: 'p-1/charge-payment/compensate', compensatesKey: charge.idempotencyKey, body: { orderId: 'o-1', payload: {} } });

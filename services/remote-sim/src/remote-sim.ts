@@ -219,6 +219,13 @@ export class RemoteSim {
     return this.effects.list(filter).map((e) => structuredClone(e));
   }
 
+  /** Deletes one effect (`DELETE /ledger/:effectId`), as a keyless record store's undo does; undefined when there is none. */
+  deleteEffect(effectId: string): Effect | undefined {
+    const effect = this.effects.remove(effectId);
+    this.logger.info({ effectId, deleted: effect !== undefined }, 'effect deleted');
+    return effect && structuredClone(effect);
+  }
+
   /** Call counters (`GET /stats`). */
   stats(): StatsSnapshot {
     return this.calls.snapshot();

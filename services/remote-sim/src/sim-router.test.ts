@@ -37,7 +37,7 @@ describe('routeRequest', () => {
   it('answers 404 to an unknown path, listing the routes', () => {
     expect(setup()('GET', '/nope/a/b/c')).toMatchObject({
       status: 404,
-      body: { error: 'No route for GET /nope/a/b/c; use POST /services/:service/:operation, /admin/faults[/:service], POST /admin/release/:service, /ledger, /arrivals, /stats or /healthz' },
+      body: { error: 'No route for GET /nope/a/b/c; use POST /services/:service/:operation, /admin/faults[/:service], POST /admin/release/:service, /ledger, DELETE /ledger/:effectId, /arrivals, /stats or /healthz' },
     });
   });
 

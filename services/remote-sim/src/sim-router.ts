@@ -47,6 +47,12 @@ export function routeRequest(sim: RemoteSim, request: SimRequest): SimResponse {
     return third === undefined ? allFaults(sim, method, url.pathname) : serviceFaults(sim, method, url.pathname, third, request.body);
   }
   if (first === 'ledger' && second === undefined) return ledger(sim, method, url);
+  if (first === 'ledger' && second !== undefined && third === undefined) {
+    // A record store's delete by id: how a keyless remote's undo removes what a call made.
+    if (method !== 'DELETE') return notAllowed(method, url.pathname, 'DELETE');
+    const deleted = sim.deleteEffect(second);
+    return deleted ? answer(200, { deleted }) : errorAnswer(404, `No effect '${second}' in the ledger (deleted already, or never made)`);
+  }
   if (first === 'arrivals' && second === undefined) return arrivals(sim, method, url);
   if (first === 'stats' && second === undefined) {
     return method === 'GET' ? answer(200, sim.stats()) : notAllowed(method, url.pathname, 'GET');
@@ -108,7 +114,7 @@ function arrivals(sim: RemoteSim, method: string, url: URL): SimResponse {
 function notFound(method: string, path: string): SimResponse {
   return errorAnswer(
     404,
-    `No route for ${method} ${path}; use POST /services/:service/:operation, /admin/faults[/:service], POST /admin/release/:service, /ledger, /arrivals, /stats or /healthz`,
+    `No route for ${method} ${path}; use POST /services/:service/:operation, /admin/faults[/:service], POST /admin/release/:service, /ledger, DELETE /ledger/:effectId, /arrivals, /stats or /healthz`,
   );
 }
 

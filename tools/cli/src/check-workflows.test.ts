@@ -16,6 +16,24 @@ describe('checkWorkflows', () => {
     });
   });
 
+  it('names the members of a parallel group and counts each as a step', () => {
+    const [reserve, charge, ship] = orderFulfilmentV1.steps;
+    const grouped = { ...shop, name: 'grouped', steps: [reserve, { name: 'pay-and-ship', parallel: [charge, ship] }] };
+    expect(check([grouped]).lines).toEqual([
+      'ok grouped@1: 3 step(s) (reserve-inventory → pay-and-ship [charge-payment + create-shipment]), threshold 3 then compensate, refusals compensate, parked at most 1800000 ms',
+    ]);
+  });
+
+  it('prints a condition that is not CEL with a caret under the column where it goes wrong', () => {
+    const [reserve, ...rest] = orderFulfilmentV1.steps;
+    const bad = { ...shop, steps: [{ ...reserve, condition: 'payload.amount >' }, ...rest] };
+    expect(check([bad]).lines.join('\n')).toBe(
+      'workflows[0].steps[0].condition: not a valid CEL expression: Unexpected token: EOF\n' +
+        '    payload.amount >\n' +
+        '                    ^',
+    );
+  });
+
   it('accepts an empty file: the services then run the built-in workflows only', () => {
     expect(check([])).toEqual({ ok: true, lines: [] });
   });

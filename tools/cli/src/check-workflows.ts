@@ -37,11 +37,16 @@ export function checkWorkflows(text: string, source: string): WorkflowsCheck {
   return problems.length > 0 ? { ok: false, lines: problems } : { ok: true, lines: summaries };
 }
 
-/** One line per valid workflow: `ok shop@1: 2 step(s) (a → b), threshold 3 then compensate, …`. */
+/**
+ * One line per valid workflow: `ok shop@1: 4 step(s) (a → pay [charge + hold] → b), threshold 3 then
+ * compensate, …`. A parallel group is named with its members, each of which is a step of its own
+ * (one run, recovered and undone on its own): the count is of those, not of the group.
+ */
 function summary(w: WorkflowDefinition): string {
   const policy = w.onThreshold.policy === 'wait' ? `wait ${w.onThreshold.waitMs} ms (at most ${w.onThreshold.maxWaits} times)` : w.onThreshold.policy;
-  const steps = w.steps.map((s) => s.name).join(' → ');
-  return `ok ${w.name}@${w.version}: ${w.steps.length} step(s) (${steps}), threshold ${w.failureThreshold} then ${policy}, refusals ${w.onPermanentFailure}, parked at most ${maxParkedMs(w)} ms${w.inputSchema ? ', payload checked by its inputSchema' : ''}`;
+  const steps = w.steps.map((s) => ('parallel' in s ? `${s.name} [${s.parallel.map((m) => m.name).join(' + ')}]` : s.name)).join(' → ');
+  const count = w.steps.reduce((n, s) => n + ('parallel' in s ? s.parallel.length : 1), 0);
+  return `ok ${w.name}@${w.version}: ${count} step(s) (${steps}), threshold ${w.failureThreshold} then ${policy}, refusals ${w.onPermanentFailure}, parked at most ${maxParkedMs(w)} ms${w.inputSchema ? ', payload checked by its inputSchema' : ''}`;
 }
 
 function describe(value: unknown): string {
