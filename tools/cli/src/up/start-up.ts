@@ -278,7 +278,8 @@ export function checkFiles(workflowsFile: string | undefined, agents: readonly U
   }
   for (const agent of agents) {
     try {
-      readMappingFile(resolve(agent.mappingFile));
+      // The agent gets this environment, its own --agent-env over it: {env.X} in its URLs is filled from there.
+      readMappingFile(resolve(agent.mappingFile), { ...process.env, ...agent.env });
     } catch (e) {
       problems.push(`--agent ${agent.name}: ${(e as Error).message}`);
     }
