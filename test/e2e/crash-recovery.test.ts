@@ -161,8 +161,14 @@ describe.each(REDIS_TOPOLOGIES)('when processes of the system crash (kill -9) (%
     );
     await fx.remote('/admin/faults/payment', { method: 'DELETE' });
     await fx.waitForStates([id], ['Processed'], 30_000);
-    const recoveries = (await fx.db.collection<ProcessEventEntry>('process_events').find({ processId: recovered._id }).toArray()).filter(
-      (e) => /complete-by passed/.test(e.why),
+    // A finished process's history is delivered after its terminal commit (decision 62): wait for it, not only for Processed.
+    const recoveries = await fx.stack.waitFor(
+      async () => {
+        const entries = await fx.db.collection<ProcessEventEntry>('process_events').find({ processId: recovered._id }).toArray();
+        const found = entries.filter((e) => /complete-by passed/.test(e.why));
+        return entries.some((e) => e.to === 'Processed') && found.length > 0 ? found : null;
+      },
+      { timeoutMs: 10_000, description: "the recovered process's history, with its recovery" },
     );
     expect(recoveries.length).toBeGreaterThan(0);
     expect(recoveries.every((e) => e.who !== lease.holder && e.who.startsWith('supervisor'))).toBe(true);
