@@ -74,7 +74,7 @@ describe('--peers arguments', () => {
   });
 
   it('refuses an unknown system, naming the known ones', () => {
-    expect(() => parseArgs(['--peers', '--systems=temporal'])).toThrow(/--systems needs a comma-separated list of bullmq-chain, restate, dbos, sas, sas-shared, sas-up \(got 'temporal'\)/);
+    expect(() => parseArgs(['--peers', '--systems=temporal'])).toThrow(/--systems needs a comma-separated list of bullmq-chain, restate, dbos, sas, sas-shared, sas-up, sas-up-in-memory \(got 'temporal'\)/);
   });
 });
 
