@@ -177,30 +177,39 @@ describe('persistent jobs across lease failovers and an outage (real processes)'
     const [first, end] = [Math.min(...each.keys()), Math.max(...each.keys())];
     expect(occurrences(first, end).filter((t) => !each.has(t)).map((t) => new Date(t).toISOString())).toEqual([]);
 
-    // 2. Beyond the short threshold: the outage's misfired span is one firing (fireOnce) or none (skip).
+    // 2. Beyond the short threshold: the outage's misfired occurrences fire once (fireOnce) or never (skip).
     for (const key of ['once', 'skip'] as const) {
       const got = await expectNoSecondArrival(key);
       const missing = occurrences(Math.min(...got.keys()), Math.max(...got.keys())).filter((t) => !got.has(t));
-      // What the runner recorded for each misfired span: a collapsed firing, or a skip.
-      const spans = (await history(key)).filter((e) => e.missedSince && e.fireTime).map((e) => ({ from: e.missedSince?.getTime() ?? 0, to: e.fireTime?.getTime() ?? 0, at: e.updatedTime.getTime(), reason: e.reason ?? '' }));
-      expect({ key, spans: spans.length }).toEqual({ key, spans: 1 });
-      const [span] = spans;
-      if (!span) throw new Error(`no misfire recorded for ${key}`);
-      // The span lies in the outage, and was more than the threshold late when the runner took it up.
-      expect(span.from).toBeGreaterThanOrEqual(downAt - 1000);
-      expect(span.to).toBeLessThanOrEqual(upAt);
-      expect(span.at - span.to).toBeGreaterThan(SHORT_THRESHOLD_MS);
-      // The occurrence after it was within the threshold, so it fired on its own.
-      expect(got.has(span.to + 1000)).toBe(true);
-      expect(span.at - (span.to + 1000)).toBeLessThanOrEqual(SHORT_THRESHOLD_MS);
+      const entries = await history(key);
+      // What the runner recorded for each misfire: a firing (collapsed or lone) or a skip, each with missedSince.
+      const spans = entries
+        .filter((e) => e.missedSince && e.fireTime)
+        .map((e) => ({ from: e.missedSince?.getTime() ?? 0, to: e.fireTime?.getTime() ?? 0, at: e.updatedTime.getTime(), reason: e.reason ?? '' }))
+        .sort((a, b) => a.from - b.from);
+      // Usually one span. The misfire is decided at each firing's own clock read (docs/jobs.md), so the
+      // occurrence right after a collapse, within the threshold when the poll began, can be past it by
+      // its own turn and misfire alone: a second span right after the first. Never a gap between them.
+      expect({ key, misfires: spans.length > 0 }).toEqual({ key, misfires: true });
+      spans.slice(1).forEach((span, i) => expect({ key, from: span.from }).toEqual({ key, from: (spans[i]?.to ?? 0) + 1000 }));
+      const run = { from: spans[0]?.from ?? 0, to: spans.at(-1)?.to ?? 0 };
+      // The misfires lie in the outage, and each was more than the threshold late when the runner took it up.
+      expect(run.from).toBeGreaterThanOrEqual(downAt - 1000);
+      expect(run.to).toBeLessThanOrEqual(upAt);
+      for (const span of spans) expect(span.at - span.to).toBeGreaterThan(SHORT_THRESHOLD_MS);
+      // The occurrence after them was within the threshold when it was sent, so it fired on its own.
+      expect(got.has(run.to + 1000)).toBe(true);
+      const after = entries.find((e) => e.fireTime?.getTime() === run.to + 1000 && e.lateByMs !== undefined);
+      expect(after?.missedSince).toBeUndefined();
+      expect(after?.lateByMs).toBeLessThanOrEqual(SHORT_THRESHOLD_MS);
       if (key === 'once') {
-        // fireOnce: ONE late firing for the latest misfired occurrence; the others before it are missing.
-        expect(got.get(span.to)).toBe(1);
-        expect(missing).toEqual(occurrences(span.from, span.to - 1000));
+        // fireOnce: ONE late firing per span, for its latest occurrence; the others before it are missing.
+        for (const span of spans) expect(got.get(span.to)).toBe(1);
+        expect(missing).toEqual(spans.flatMap((span) => occurrences(span.from, span.to - 1000)));
       } else {
         // skip: none of them fired.
-        expect(span.reason).toMatch(/^misfirePolicy 'skip'/);
-        expect(missing).toEqual(occurrences(span.from, span.to));
+        for (const span of spans) expect(span.reason).toMatch(/^misfirePolicy 'skip'/);
+        expect(missing).toEqual(spans.flatMap((span) => occurrences(span.from, span.to)));
       }
       expect(missing.length).toBeGreaterThan(0);
     }

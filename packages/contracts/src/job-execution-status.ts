@@ -37,9 +37,17 @@ export const JobExecutionStatusEntry = z.object({
   reason: z.string().optional(),
   /** Present (true) exactly when the firing happened more than `lateToleranceMs` after its (first) occurrence. */
   late: z.boolean().optional(),
-  /** How long after its occurrence the firing happened (after the first of them, when several collapsed into it). */
+  /**
+   * How long after its occurrence the firing happened (after the first of them, when several
+   * collapsed into it), measured at the runner's clock read right before it claimed the firing and
+   * sent its trigger: for a first attempt that is this entry's `updatedTime`.
+   */
   lateByMs: z.number().int().nonnegative().optional(),
-  /** The first occurrence that was missed when several, later than the misfire threshold, collapsed into this one firing or were skipped. */
+  /**
+   * On every entry of a misfire (occurrences later than the misfire threshold: one or several,
+   * fired once or skipped): the first of them. Absent on a firing within the threshold.
+   * Compatibility: entries written before lone misfires carried it have it only when several misfired.
+   */
   missedSince: z.date().optional(),
   /**
    * The tolerance `late` was decided with (JOBS_LATE_TOLERANCE_MS). Compatibility: optional, on

@@ -153,7 +153,7 @@ export class JobRunner {
       const batch = this.options.batch ?? 100;
       const staleBefore = new Date(now.getTime() - (this.options.inFlightTimeoutMs ?? this.leaseTtlMs));
       for (const job of await this.store.findInFlightToRetry(now, staleBefore, batch)) {
-        const outcome = await this.guarded(job.jobSpecificationKey, () => retryInFlightFiring(this.ctx, job, now));
+        const outcome = await this.guarded(job.jobSpecificationKey, () => retryInFlightFiring(this.ctx, job, this.firingTime()));
         if (outcome.kind === 'fired' || outcome.kind === 'failed') {
           report.redone += 1;
           this.counters.redone += 1;
@@ -167,7 +167,7 @@ export class JobRunner {
         let stepped = false;
         for (const job of due) {
           if (this.closed) break;
-          const outcome = await this.guarded(job.jobSpecificationKey, () => fireDueJob(this.ctx, job, now));
+          const outcome = await this.guarded(job.jobSpecificationKey, () => fireDueJob(this.ctx, job, this.firingTime()));
           stepped ||= outcome.kind === 'fired' || outcome.kind === 'failed' || outcome.kind === 'skipped';
           this.count(report, outcome);
         }
@@ -178,6 +178,15 @@ export class JobRunner {
       this.logger.warn({ err: ensureError(e) }, 'job runner poll failed; the next poll retries');
     }
     return report;
+  }
+
+  /**
+   * The time a firing is planned, claimed and sent at: the clock read again for each firing, right
+   * before its claim, never the poll's start. A poll's earlier firings and store reads take time (on
+   * a loaded machine, seconds), and lateness, `late` and the misfire decision must count it.
+   */
+  private firingTime(): Date {
+    return new Date(this.clock.now());
   }
 
   /** Logs when this instance takes or loses the lease: taking it means rehydrating every job from the store. */

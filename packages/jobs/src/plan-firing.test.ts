@@ -93,6 +93,21 @@ describe('planning a firing', () => {
     });
   });
 
+  it('names a lone misfired occurrence as missedSince when it fires under fireOnce, as a skip of it does', () => {
+    // Hourly, back at 11:20 with a 60 s threshold: only 11:00 misfired (12:00 is not due yet).
+    const job = recurring('0 * * * *', '2024-05-01T11:00:00Z');
+    expect(planFiring(job, at('2024-05-01T11:20:00Z'), RULES)).toEqual({
+      kind: 'fire',
+      fireTime: at('2024-05-01T11:00:00Z'),
+      nextFireTime: at('2024-05-01T12:00:00Z'),
+      late: true,
+      lateByMs: 20 * 60_000,
+      missedSince: at('2024-05-01T11:00:00Z'),
+      lateToleranceMs: 2000,
+    });
+    expect(planFiring({ ...job, misfirePolicy: 'skip' }, at('2024-05-01T11:20:00Z'), RULES)).toMatchObject({ kind: 'skip', missedSince: at('2024-05-01T11:00:00Z'), lastSkipped: at('2024-05-01T11:00:00Z') });
+  });
+
   it("uses the job's own misfire threshold over the runner's", () => {
     const job = recurring('* * * * * *', '2024-05-01T10:00:00Z', { misfireThresholdMs: 3000, misfirePolicy: 'skip' });
     expect(planFiring(job, at('2024-05-01T10:00:05Z'), RULES)).toMatchObject({ kind: 'skip', lastSkipped: at('2024-05-01T10:00:01Z'), nextFireTime: at('2024-05-01T10:00:02Z'), misfireThresholdMs: 3000 });
@@ -100,9 +115,9 @@ describe('planning a firing', () => {
   });
 
   it('does not collapse into an occurrence on an excluded day', () => {
-    // Due Friday 09:00, scheduler back on Sunday: Friday's occurrence is the latest allowed one.
+    // Due Friday 09:00, scheduler back on Sunday: Friday's occurrence is the latest allowed one, and misfired alone.
     const plan = planFiring(recurring('0 9 * * *', '2024-05-31T09:00:00Z', { calendar: { excludeWeekends: true } }), at('2024-06-02T12:00:00Z'), RULES);
-    expect(plan).toMatchObject({ kind: 'fire', fireTime: at('2024-05-31T09:00:00Z'), nextFireTime: at('2024-06-03T09:00:00Z'), late: true, missedSince: null });
+    expect(plan).toMatchObject({ kind: 'fire', fireTime: at('2024-05-31T09:00:00Z'), nextFireTime: at('2024-06-03T09:00:00Z'), late: true, missedSince: at('2024-05-31T09:00:00Z') });
   });
 
   it('fires a one-off job once, with no next fire time; late by more than the threshold it still fires under fireOnce', () => {
@@ -115,7 +130,7 @@ describe('planning a firing', () => {
       missedSince: null,
       lateToleranceMs: 2000,
     });
-    expect(planFiring(oneOff('2024-05-02T10:00:00Z'), at('2024-05-02T11:00:00Z'), RULES)).toMatchObject({ kind: 'fire', late: true, lateByMs: 3600_000 });
+    expect(planFiring(oneOff('2024-05-02T10:00:00Z'), at('2024-05-02T11:00:00Z'), RULES)).toMatchObject({ kind: 'fire', late: true, lateByMs: 3600_000, missedSince: at('2024-05-02T10:00:00Z') });
   });
 
   it('fails a one-off job that misfired under misfirePolicy skip, saying by how much', () => {
@@ -123,6 +138,7 @@ describe('planning a firing', () => {
     expect(planFiring(job, at('2024-05-02T10:00:59Z'), RULES)).toMatchObject({ kind: 'fire' });
     expect(planFiring(job, at('2024-05-02T10:01:01Z'), RULES)).toMatchObject({
       kind: 'fail',
+      missedSince: at('2024-05-02T10:00:00Z'),
       reason: "singleSchedule 2024-05-02T10:00:00.000Z was missed by 61000 ms, more than its misfire threshold of 60000 ms, and its misfirePolicy is 'skip'",
     });
   });
@@ -157,15 +173,15 @@ function seededRandom(seed: number): { int(min: number, max: number): number; pi
 
 describe('catching up a job that fell behind, step by step as the runner does', () => {
   /** Applies plans at a fixed `now` until nothing is due, as the runner's rounds do; what fired and where the job ends. */
-  function catchUp(job: JobTiming, now: Date): { fired: { at: number; late: boolean; collapsed: boolean }[]; skipped: number; next: number | null } {
-    const fired: { at: number; late: boolean; collapsed: boolean }[] = [];
+  function catchUp(job: JobTiming, now: Date): { fired: { at: number; late: boolean; missedSince: number | null }[]; skipped: number; next: number | null } {
+    const fired: { at: number; late: boolean; missedSince: number | null }[] = [];
     let skipped = 0;
     let current = job;
     for (let step = 0; step < 20_000; step++) {
       const plan = planFiring(current, now, RULES);
       if (!plan) return { fired, skipped, next: current.nextFireTime?.getTime() ?? null };
       if (plan.kind === 'skip') skipped += 1;
-      else fired.push({ at: plan.fireTime.getTime(), late: plan.late, collapsed: plan.missedSince !== null });
+      else fired.push({ at: plan.fireTime.getTime(), late: plan.late, missedSince: plan.missedSince?.getTime() ?? null });
       current = { ...current, nextFireTime: plan.nextFireTime };
     }
     throw new Error('catch-up did not end');
@@ -197,10 +213,12 @@ describe('catching up a job that fell behind, step by step as the runner does', 
       const label = { i, ...schedule, due: due.toISOString(), now: now.toISOString(), misfireThresholdMs, misfirePolicy };
       expect({ label, fired: result.fired.map((f) => f.at) }).toEqual({ label, fired: expected });
       expect({ label, skipped: result.skipped }).toEqual({ label, skipped: misfirePolicy === 'skip' && misfired.length > 0 ? 1 : 0 });
-      // Late exactly past the tolerance; a collapsed firing is measured from its first missed occurrence.
+      // Late exactly past the tolerance; the firing of misfired occurrences (one or several) names
+      // the first of them as missedSince and is measured from it; a firing within the threshold names none.
       for (const f of result.fired) {
-        const from = f.collapsed ? (misfired[0] as number) : f.at;
-        expect({ label, at: f.at, late: f.late }).toEqual({ label, at: f.at, late: now.getTime() - from > RULES.lateToleranceMs });
+        const missedSince = misfired.includes(f.at) ? (misfired[0] as number) : null;
+        const from = missedSince ?? f.at;
+        expect({ label, at: f.at, late: f.late, missedSince: f.missedSince }).toEqual({ label, at: f.at, late: now.getTime() - from > RULES.lateToleranceMs, missedSince });
       }
       expect({ label, next: result.next }).toEqual({ label, next: nextFireTime(schedule, now)?.getTime() ?? null });
       cases += 1;

@@ -21,9 +21,16 @@ export interface FiringRules {
 export interface Lateness {
   /** True exactly when `lateByMs` is more than `lateToleranceMs`. */
   late: boolean;
-  /** `now` minus the occurrence fired (minus the first of them, when misfired ones collapsed into this firing). */
+  /**
+   * `now` minus the occurrence fired (minus the first of them, when misfired ones collapsed into
+   * this firing). The runner's `now` is its clock read right before it claims this firing, whose
+   * trigger it sends next: not the start of its poll.
+   */
   lateByMs: number;
-  /** The first misfired occurrence, when several collapsed into this firing; null otherwise. */
+  /**
+   * The first misfired occurrence, on every firing of misfired occurrences (one alone, or several
+   * collapsed into it); null for a firing within the threshold.
+   */
   missedSince: Date | null;
   /** The tolerance `late` was decided with. */
   lateToleranceMs: number;
@@ -59,8 +66,10 @@ export function planFiring(job: JobTiming, now: Date, rules: FiringRules): Firin
   const misfired = now.getTime() - due.getTime() > threshold;
   if (job.schedulingSpecification === null) {
     const reason = oneOffExclusion(job, due) ?? (misfired && policy === 'skip' ? oneOffMisfire(due, now, threshold) : null);
-    if (reason) return { kind: 'fail', fireTime: due, reason, nextFireTime: null, ...lateness(due, null) };
-    return { kind: 'fire', fireTime: due, nextFireTime: null, ...lateness(due, null) };
+    // A misfired one-off says so (`missedSince`, its instant) whether it fires late or fails.
+    const missed = misfired ? due : null;
+    if (reason) return { kind: 'fail', fireTime: due, reason, nextFireTime: null, ...lateness(due, missed) };
+    return { kind: 'fire', fireTime: due, nextFireTime: null, ...lateness(due, missed) };
   }
   const schedule = { expression: job.schedulingSpecification, zoneId: job.zoneId, calendar: job.calendar };
   if (!misfired) {
@@ -73,12 +82,13 @@ export function planFiring(job: JobTiming, now: Date, rules: FiringRules): Firin
   // (and was computed with the calendar applied), so it is the fallback.
   const lastMisfired = latestFireTime(schedule, new Date(now.getTime() - threshold - 1), due) ?? due;
   const after = firstAllowedFireTime(schedule, occurrenceAfter(schedule.expression, schedule.zoneId, lastMisfired));
-  const missedSince = lastMisfired.getTime() > due.getTime() ? due : null;
   if (policy === 'skip' && after !== null) {
     return { kind: 'skip', missedSince: due, lastSkipped: lastMisfired, nextFireTime: after, misfireThresholdMs: threshold };
   }
-  // `fireOnce`, or `skip` of a job with no occurrence left: its last occurrence fires rather than the job never ending.
-  return { kind: 'fire', fireTime: lastMisfired, nextFireTime: after, ...lateness(lastMisfired, missedSince) };
+  // `fireOnce`, or `skip` of a job with no occurrence left: its last occurrence fires rather than the
+  // job never ending. `due` is the first misfired occurrence (the only one, when it misfired alone):
+  // the entry names it either way, as a skip's does.
+  return { kind: 'fire', fireTime: lastMisfired, nextFireTime: after, ...lateness(lastMisfired, due) };
 }
 
 /** Why a one-off job may not fire at `fireTime` (its calendar excludes that day), or null; recurring jobs never are. */

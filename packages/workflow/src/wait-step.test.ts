@@ -82,6 +82,38 @@ describe('a wait step of a fixed time', () => {
   });
 });
 
+describe('when a wait step is claimed just before its instant, notBefore not in the way', () => {
+  // notBefore keeps most early claims away, but a process released earlier for another reason is
+  // claimable before the instant: the wait step itself must decide, to the millisecond.
+  it('does not fire 1 ms before its instant: it goes back to sleep until it, and fires at it', () => {
+    const run = atWait({ ms: 5 * MINUTE });
+    const until = run.doc.steps[1]!.waitUntil!.getTime();
+    run.doc.notBefore = new Date(run.now);
+    run.now = until - 1;
+    run.apply({ type: 'claim' });
+    expect(run.doc).toMatchObject({ state: 'Pending', notBefore: new Date(until) });
+    expect(run.doc.steps[1]).toMatchObject({ state: 'Running', finishedAt: null });
+    expect(run.actions).toEqual([{ type: 'wake', atMs: until }]);
+
+    run.now = until;
+    run.apply({ type: 'claim' });
+    expect(run.doc.steps[1]).toMatchObject({ state: 'Completed', result: { firedAt: new Date(until).toISOString() } });
+    expect(dispatched(run)).toEqual(['ship/forward']);
+  });
+
+  it('never fires before an instant given with a fraction of a millisecond: it waits until the next whole one', () => {
+    const instant = T0 + 7 * MINUTE + 0.4;
+    const run = atWait({ until: `${instant}` });
+    expect(run.doc.steps[1]!.waitUntil).toEqual(new Date(Math.ceil(instant)));
+    const rfc = atWait({ until: 'payload.shipAt' }, { shipAt: '2030-01-02T08:00:00.0001Z' });
+    expect(rfc.doc.steps[1]!.waitUntil).toEqual(new Date(Date.parse('2030-01-02T08:00:00.001Z')));
+    rfc.doc.notBefore = new Date(rfc.now);
+    rfc.now = Date.parse('2030-01-02T08:00:00Z');
+    rfc.apply({ type: 'claim' });
+    expect(rfc.doc.steps[1]).toMatchObject({ state: 'Running' });
+  });
+});
+
 describe('a wait step until an instant given by CEL', () => {
   it('waits until an RFC 3339 instant from the payload', () => {
     const run = atWait({ until: 'payload.shipAt' }, { shipAt: '2030-01-02T08:00:00Z' });

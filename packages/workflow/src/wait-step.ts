@@ -26,13 +26,24 @@ function waitInstant(step: WaitStep, doc: ProcessDocument, nowMs: number): WaitI
   if (value instanceof Date && Number.isFinite(value.getTime())) return { ok: true, atMs: value.getTime() };
   if (typeof value === 'bigint') value = Number(value);
   if (typeof value === 'number') {
-    return Number.isFinite(value) && value >= 0 ? { ok: true, atMs: Math.floor(value) } : { ok: false, error: `it gave ${value}, not epoch milliseconds` };
+    // Up, not down: a wait never ends before its instant, so a fraction of a millisecond waits for the next whole one.
+    return Number.isFinite(value) && value >= 0 ? { ok: true, atMs: Math.ceil(value) } : { ok: false, error: `it gave ${value}, not epoch milliseconds` };
   }
   if (typeof value === 'string') {
-    const atMs = RFC_3339.test(value) ? Date.parse(value) : NaN;
+    const atMs = RFC_3339.test(value) ? parseRfc3339Up(value) : NaN;
     return Number.isFinite(atMs) ? { ok: true, atMs } : { ok: false, error: `it gave the string ${JSON.stringify(value.slice(0, 60))}, not an RFC 3339 instant such as 2030-01-31T12:00:00Z` };
   }
   return { ok: false, error: `it gave ${value === null ? 'null' : `a ${typeof value}`}, not an RFC 3339 string or epoch milliseconds` };
+}
+
+/**
+ * An RFC 3339 instant in epoch milliseconds, rounded up: `Date.parse` drops the digits of a
+ * fraction past the millisecond, which would end the wait up to 1 ms before the instant it gives.
+ */
+function parseRfc3339Up(value: string): number {
+  const ms = Date.parse(value);
+  const beyondMs = /\.\d{3}(\d+)/.exec(value)?.[1] ?? '';
+  return /[1-9]/.test(beyondMs) ? ms + 1 : ms;
 }
 
 /**
@@ -61,6 +72,9 @@ export function startWait(draft: ProcessDraft, index: number, why: string, start
  * A claim of a process whose current record is a Running wait step: at or after its instant the
  * step completes (result `{ firedAt }`) and the next entry starts; a claim before it (the process
  * released earlier for another reason) puts the process back to sleep until the instant.
+ * This comparison, not the claim's `notBefore`, is what keeps a wait from ending early: notBefore
+ * says when the process may be claimed at all, and a process can be claimable before its wait's
+ * instant. Whenever a wake-up comes, the step fires only at `now >= waitUntil`.
  */
 export function wakeWait(draft: ProcessDraft, why: string, startEntry: StartEntry): TransitionResult {
   const index = draft.doc.currentStep;

@@ -98,7 +98,8 @@ function order(overrides: Partial<SubmissionMessage> = {}): SubmissionMessage {
 /** Received goes out at once; the history entry waits in the document for the process to finish (decision 62). */
 const SUBMIT_CALLS = ['insert', 'send', 'clearOutbox', 'send'];
 /** Every call a submission for an unknown workflow makes. */
-const REJECT_CALLS = ['deadLetter', 'send'];
+/** Its orderId is looked up first: a taken one is answered as the order holding it, or Duplicate. */
+const REJECT_CALLS = ['getByOrderId', 'deadLetter', 'send'];
 
 /** The invariants of one accepted order, whatever failed on the way. */
 async function expectOneReceivedProcess(w: World): Promise<void> {

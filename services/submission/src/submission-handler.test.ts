@@ -240,6 +240,41 @@ describe('SubmissionHandler', () => {
     await expect(after.handle({ ...message, orderId: 'order-2' })).resolves.toMatchObject({ kind: 'rejected' });
   });
 
+  describe('when a different submission the deployment refuses reuses a taken orderId', () => {
+    it('answers Duplicate naming the process that holds the orderId and what was wrong, never the first order\'s Received', async () => {
+      const h = new Harness();
+      await expect(h.handler.handle(order({ workflow: 'checked-order' }))).resolves.toEqual({ kind: 'received', processId: 'p-1' });
+      const outcome = await h.handler.handle(order({ workflow: 'checked-order', payload: { sku: 'sku-1', quantity: '2' } }));
+
+      expect(outcome).toEqual({ kind: 'duplicate', processId: 'p-1' });
+      expect(h.outbox.to('app.status').map((s) => s.message)).toEqual([
+        expect.objectContaining({ status: 'Received', processId: 'p-1' }),
+        {
+          schemaVersion: 1,
+          orderId: 'order-1',
+          processId: 'p-1',
+          status: 'Duplicate',
+          reason:
+            "orderId 'order-1' was already submitted (process p-1, Pending); nothing new was created; this submission is refused anyway: " +
+            "payload does not match the input schema of workflow 'checked-order' v1: payload.quantity: must be integer",
+          at: T0,
+        },
+      ]);
+      // Nothing created, nothing dead-lettered: it is a duplicate, as a valid one would be.
+      expect(h.store.list().map((d) => [d._id, d.payload])).toEqual([['p-1', { sku: 'sku-1', quantity: 2 }]]);
+      expect(h.deadLetters.entries).toEqual([]);
+      // No scheduler is woken for it.
+      expect(h.outbox.to(QueueNames.schedulerReady)).toHaveLength(1);
+    });
+
+    it('answers Duplicate when the taken orderId comes with a workflow this deployment does not run', async () => {
+      const h = new Harness();
+      await h.handler.handle(order());
+      await expect(h.handler.handle(order({ workflow: 'no-such-flow' }))).resolves.toEqual({ kind: 'duplicate', processId: 'p-1' });
+      expect(h.outbox.to('app.status').map((s) => (s.message as StatusEvent).status)).toEqual(['Received', 'Duplicate']);
+    });
+  });
+
   it('rejects an order pinned to a workflow version that is not registered', async () => {
     const h = new Harness();
     const outcome = await h.handler.handle(order({ workflowVersion: 7 }));

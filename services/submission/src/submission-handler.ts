@@ -49,7 +49,8 @@ export type SubmissionOutcome =
  * Turns a valid submission into ONE process document (order and process record in a single
  * insert, unique on orderId), answers `Received` or `Duplicate`, and wakes a scheduler.
  * A redelivery of the same submission (same fingerprint) is the same order: it is answered as
- * the first time, with the same `Received` event (same `eventId`), never `Duplicate`.
+ * the first time, with the same `Received` event (same `eventId`), never `Duplicate`. A different
+ * submission under a taken orderId is `Duplicate`, whether or not it would have been accepted.
  */
 export class SubmissionHandler {
   private readonly delivery: OutboxDelivery;
@@ -84,18 +85,14 @@ export class SubmissionHandler {
     if (!workflow) {
       const version = message.workflowVersion ? ` v${message.workflowVersion}` : '';
       const reason = `unknown workflow '${message.workflow}${version}'; known: ${registry.list().join(', ')}`;
-      return this.reject(message, fingerprint, reason, []);
+      return this.refuse(message, fingerprint, reason, [], log);
     }
     // Checked before anything is written: a payload the workflow cannot run is refused here, not
     // discovered at a step after earlier steps took effect and must be undone.
     const issues = payloadIssues(workflow, message.payload);
     if (issues.length > 0) {
-      // The same submission accepted before a newer version with a schema was deployed (an order
-      // naming no version gets the newest) is the same order: answered as the first time.
-      const existing = await store.getByOrderId(message.orderId);
-      if (existing && existing.submissionFingerprint === fingerprint) return this.answerAgain(existing, message, log);
       const reason = `payload does not match the input schema of workflow '${workflow.name}' v${workflow.version}: ${issues.join('; ')}`;
-      return this.reject(message, fingerprint, reason, issues);
+      return this.refuse(message, fingerprint, reason, issues, log);
     }
     const processId = this.deps.newId();
     const now = clock.now();
@@ -142,10 +139,7 @@ export class SubmissionHandler {
     if (!inserted.ok) {
       const existing = await store.getByOrderId(message.orderId);
       if (existing && existing.submissionFingerprint === fingerprint) return this.answerAgain(existing, message, log);
-      const reason = `orderId '${message.orderId}' was already submitted${existing ? ` (process ${existing._id}, ${existing.state})` : ''}; nothing new was created`;
-      await this.status(message.replyTo, { orderId: message.orderId, processId: existing?._id, status: 'Duplicate', reason });
-      log.info({ processId: existing?._id }, 'duplicate submission');
-      return { kind: 'duplicate', processId: existing?._id };
+      return this.duplicate(message, existing, null, log);
     }
     if (this.deps.claimHere) {
       if (await this.handOver(doc, due, this.deps.claimHere, log)) {
@@ -186,6 +180,39 @@ export class SubmissionHandler {
       }
     }
     return claimed;
+  }
+
+  /**
+   * A submission this deployment cannot accept as it stands (unknown workflow, or a payload its input
+   * schema refuses). The orderId is looked at first, because what a taken orderId gets must not
+   * depend on whether the new content is valid:
+   * - the same submission as the order holding it (an order accepted before its workflow changed
+   *   or went away, then redelivered) is that order: answered as the first time;
+   * - a different one is `Duplicate`, as a valid one would be, naming the process that holds the
+   *   orderId, and its `reason` also says what was wrong with it. Not `Rejected`: resending it
+   *   fixed under the same orderId could never succeed, and the sender must hear that the orderId
+   *   is taken, by which process. Never the first order's `Received` (a repeat the sender drops);
+   * - an orderId nobody holds: `Rejected`.
+   */
+  private async refuse(message: SubmissionMessage, fingerprint: string, reason: string, issues: readonly string[], log: Logger): Promise<SubmissionOutcome> {
+    const existing = await this.deps.store.getByOrderId(message.orderId);
+    if (!existing) return this.reject(message, fingerprint, reason, issues);
+    if (existing.submissionFingerprint === fingerprint) return this.answerAgain(existing, message, log);
+    return this.duplicate(message, existing, reason, log);
+  }
+
+  /**
+   * Answers `Duplicate` to a different submission under a taken orderId, naming the process that
+   * holds it (`existing` is null when that process went between the insert and the read).
+   * `refused`, when this submission could not have been accepted anyway, is added to the reason.
+   */
+  private async duplicate(message: SubmissionMessage, existing: ProcessDocument | null, refused: string | null, log: Logger): Promise<SubmissionOutcome> {
+    const holder = existing ? ` (process ${existing._id}, ${existing.state})` : '';
+    const also = refused ? `; this submission is refused anyway: ${refused}` : '';
+    const reason = `orderId '${message.orderId}' was already submitted${holder}; nothing new was created${also}`;
+    await this.status(message.replyTo, { orderId: message.orderId, processId: existing?._id, status: 'Duplicate', reason });
+    log.info({ processId: existing?._id, refused }, 'duplicate submission');
+    return { kind: 'duplicate', processId: existing?._id };
   }
 
   /**

@@ -68,6 +68,23 @@ describe('the step lines of sas status', () => {
     expect(renderStepLines(done)[2]).toBe(`    approval             Compensated  signal 'confirm'                     dispatches 0`);
     // A document written before decision 127 left the step Running: it does not wait either.
     const older = { ...done, steps: done.steps.map((s) => (s.name === 'approval' ? { ...s, state: 'Running' as const } : s)) };
-    expect(renderStepLines(older)[2]).toBe(`    approval             Running      signal 'confirm'                     dispatches 0`);
+    expect(renderStepLines(older)[2]).toBe(`    approval             Stopped      signal 'confirm'                     dispatches 0`);
+  });
+
+  it('show a task whose complete-by passed without an answer in a stopped process as InDoubt, not Running', () => {
+    const manual: WorkflowDefinition = { ...workflow, onThreshold: { policy: 'error' } };
+    let doc = createProcess({ processId: 'p-2', orderId: 'o-2', payload: {}, replyTo: null, workflow: manual, now: T0 });
+    const run = (input: ProcessInput, now: number): void => {
+      const result = transition(doc, input, { workflow: manual, now, who: 'scheduler-1', replyQueue: QueueNames.schedulerReplies });
+      if (!result.applied) throw new Error(`not applied: ${result.reason}`);
+      doc = result.next;
+    };
+    for (let i = 0; i < 3; i++) {
+      run({ type: 'claim' }, T0 + i * 10_000);
+      run({ type: 'expire' }, T0 + i * 10_000 + 5_000);
+    }
+    expect(doc.state).toBe('Error');
+    expect(doc.steps[0]!.state).toBe('Running');
+    expect(renderStepLines(doc)[0]).toBe(`  > reserve              InDoubt      inventory.reserve  dispatches 3`);
   });
 });
