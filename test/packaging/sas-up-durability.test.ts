@@ -201,6 +201,25 @@ describe('sas up, installed from a registry, with its state in a data folder', (
     );
   }, 400_000);
 
+  it('stops what a sas up killed alone left running, before the next one on the folder starts its own, and resumes', async () => {
+    await setLatency(300);
+    await tripsInFlight('orphaned');
+    const children = [...recorded().values()];
+    // Only sas up dies: its processes, each in a process group of its own, run on.
+    await (up as ManagedProcess).kill('SIGKILL');
+    expect(children.filter(alive)).toEqual(children);
+    up = await upAndRunning('sas-up-3');
+    const output = up.lines.map((l) => l.text).join('\n');
+    expect(output).toContain(`sas up: ${children.length} processes of an earlier sas up on this folder are still running (it was killed without stopping them): stopping them first ...`);
+    expect(children.filter(alive)).toEqual([]);
+    await setLatency(0);
+    await until(
+      `all ${orders.length} orders finished`,
+      async () => (await processes(orders)).filter((p) => FINISHED.includes(p.state)).length === orders.length,
+      180_000,
+    );
+  }, 400_000);
+
   it('leaves no effect doubled and none un-undone: every Processed trip booked and charged once, every undone one undone', async () => {
     const docs = await processes(orders);
     expect(docs.map((d) => d.orderId).sort()).toEqual([...orders].sort());
@@ -228,6 +247,16 @@ describe('sas up, installed from a registry, with its state in a data folder', (
     expect(upProc.lines.map((l) => l.text).join('\n')).toContain('sas up: stopped. State kept in');
   }, 60_000);
 });
+
+/** Whether `pid` runs: a killed orphan may stay a zombie until something reaps it. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
 
 /** Every line of the service logs in the data folder. */
 function readdirLogs(): string[] {

@@ -33,13 +33,21 @@ const STATE = 'sas-up.json';
 /** Thrown when another `sas up` is running on the same data folder. */
 export class DataDirBusy extends Error {}
 
-/** Whether a process with this pid exists (ours or not). */
+/**
+ * Whether a process with this pid runs (ours or not). A zombie does not: an orphan that was killed
+ * stays one until its new parent reaps it, which a container's first process may never do.
+ */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    // The state is the field after the command name in parentheses: `pid (comm) S ...`.
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true; // no /proc (not Linux): the signal said it exists
   }
 }
 
@@ -178,7 +186,9 @@ export async function stopOrphans(orphans: readonly RecordedChild[], sleep: (ms:
     const deadline = Date.now() + ORPHAN_GRACE_MS;
     while (these.some((o) => alive(o.pid)) && Date.now() < deadline) await sleep(100);
     for (const o of these.filter((x) => alive(x.pid))) signalGroup(o.pid, 'SIGKILL');
-    while (these.some((o) => alive(o.pid))) await sleep(50);
+    // SIGKILL cannot be refused; the bound only keeps a stuck kernel from hanging sas up for good.
+    const killed = Date.now() + ORPHAN_GRACE_MS;
+    while (these.some((o) => alive(o.pid)) && Date.now() < killed) await sleep(50);
   }
 }
 
