@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { BULL_BOARD_PATH } from './bull-board-path';
+import { bullBoardStyleSources } from './bull-board-style-sources';
 
 /** The per-response nonce the page's inline script and style carry (see {@link securityHeaders}). */
 export function cspNonce(res: Response): string {
@@ -15,13 +16,15 @@ const nonceSource = (_req: unknown, res: unknown): string => `'nonce-${cspNonce(
  * Every response's security headers, set once for the whole app by `helmet`: the dashboard page,
  * the API, the sign-in page and bull-board's pages alike. The Content-Security-Policy allows no
  * framing (`frame-ancestors 'none'`, with `X-Frame-Options: DENY` for older browsers), no plugin,
- * no form target and nothing from another origin; the page's inline script and style run by a
- * fresh nonce, bull-board's bundle from this origin (its inline styles need `'unsafe-inline'` for
- * styles there only, and its `<base href>` needs `base-uri 'self'`). `nosniff`, no
+ * no form target and nothing from another origin, and no `'unsafe-inline'` anywhere: the page's
+ * inline script and style run by a fresh nonce; bull-board's bundle and CSS come from this origin,
+ * its few inline styles by their hashes (see {@link bullBoardStyleSources}), and its
+ * `<base href>` needs `base-uri 'self'`. `nosniff`, no
  * `X-Powered-By`, and `Referrer-Policy: same-origin` so the same-origin `Referer` check of writes
  * has a `Referer` to look at.
  */
 export function securityHeaders(): RequestHandler[] {
+  const boardStyles = ["'self'", ...bullBoardStyleSources()].join(' ');
   const nonce: RequestHandler = (_req, res, next) => {
     (res.locals as { cspNonce?: string }).cspNonce = randomBytes(16).toString('base64');
     next();
@@ -32,7 +35,7 @@ export function securityHeaders(): RequestHandler[] {
       directives: {
         defaultSrc: ["'none'"],
         scriptSrc: [(req, res) => (onBoard(req as Request) ? "'self'" : nonceSource(req, res))],
-        styleSrc: [(req, res) => (onBoard(req as Request) ? "'self' 'unsafe-inline'" : nonceSource(req, res))],
+        styleSrc: [(req, res) => (onBoard(req as Request) ? boardStyles : nonceSource(req, res))],
         connectSrc: ["'self'"],
         imgSrc: ["'self'", 'data:'],
         fontSrc: ["'self'"],
