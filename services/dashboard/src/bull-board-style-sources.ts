@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
  * hashes allow them; a new one after an upgrade shows as a policy violation in the browser test of
  * `/queues` (test/e2e/security.test.ts).
  */
-export const BULL_BOARD_SCRIPT_STYLES: readonly string[] = [
+const BULL_BOARD_SCRIPT_STYLES: readonly string[] = [
   '\n      .rds-b1 {fill: #ae7d83}\n      .rds-b2 {fill: #c29ea2}\n      .rds-b3 {fill: #e2d0d2}\n\n      .dark-mode .rds-b1 {fill: #a26169}\n      .dark-mode .rds-b2 {fill: #7b4a50}\n      .dark-mode .rds-b3 {fill: #514042}\n    ',
   '.base-ui-disable-scrollbar{scrollbar-width:none}.base-ui-disable-scrollbar::-webkit-scrollbar{display:none}',
 ];
@@ -32,7 +32,7 @@ export function bullBoardStyleSources(): string[] {
 }
 
 /** The hash sources that allow exactly the inline styles of `html` (see {@link bullBoardStyleSources}). */
-export function inlineStyleSources(html: string): string[] {
+function inlineStyleSources(html: string): string[] {
   const blocks = [...html.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/gi)].map((m) => m[1] ?? '');
   const attributes = [...html.matchAll(/\sstyle=(?:"([^"]*)"|'([^']*)')/gi)].map((m) => m[1] ?? m[2] ?? '');
   const hashes = [...new Set([...blocks, ...attributes].map(sha256Source))];
