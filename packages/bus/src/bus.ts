@@ -242,6 +242,7 @@ export class Bus implements DeadLetterSink {
   close(): Promise<void> {
     this.closing ??= (async () => {
       for (const heartbeat of this.heartbeats) heartbeat.stop();
+      this.replicaWait?.close();
       await Promise.allSettled(this.consumers.map((c) => c.close()));
       await this.queues.closeAll();
       // QUIT waits for a connection that is not up (Redis away): such a one is dropped instead.

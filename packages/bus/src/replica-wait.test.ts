@@ -24,7 +24,7 @@ function node(port: number, answer: () => Promise<unknown>): Redis & { calls: un
 function cluster(slotNodes: string[], masters: Redis[]): Cluster {
   const slots: string[][] = [];
   slots[SLOT] = slotNodes;
-  return { slots, nodes: () => masters } as unknown as Cluster;
+  return { slots, nodes: () => masters, refreshSlotsCache: () => undefined } as unknown as Cluster;
 }
 
 describe('ReplicaWait', () => {

@@ -34,14 +34,29 @@ const UNCONFIRMABLE: ReplicaConfirmation = { confirmed: () => Promise.resolve(fa
  *
  * A slot whose master has no replica in the client's slot map gets no `WAIT`: nothing could take
  * over without the writes (a master that is down stays so until it comes back with its own data).
- * A replica that does not answer costs one timeout, during which the node's connection carries no
- * other command (the server holds the client in `WAIT`), until the slot map drops the replica.
+ * The slot map comes from `CLUSTER SLOTS`, which lists the replicas that could take over (not the
+ * failed ones, nor one that never synced), whether or not their link is up at the moment; ioredis
+ * reads it only when it connects or is redirected, so it is read again every `refreshMs` here: a
+ * replica that joins is waited for from then on. A replica that does not answer costs one timeout,
+ * during which the node's connection carries no other command (the server holds the client in
+ * `WAIT`), until the slot map drops it.
  */
 export class ReplicaWait {
+  private readonly refresh: NodeJS.Timeout;
+
   constructor(
     private readonly cluster: Cluster,
     private readonly timeoutMs: number,
-  ) {}
+    refreshMs = 2_000,
+  ) {
+    // Unreferenced: the timer must not keep a process (a CLI) alive; close() stops it.
+    this.refresh = setInterval(() => cluster.refreshSlotsCache(), refreshMs).unref();
+  }
+
+  /** Stops reading the slot map again. Idempotent. */
+  close(): void {
+    clearInterval(this.refresh);
+  }
 
   /**
    * Called before writing to `keys`: undefined when no key's master has a replica (nothing to
