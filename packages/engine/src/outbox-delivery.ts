@@ -14,7 +14,9 @@ const NOT_REPLICATED = 'sent, but no replica of the Redis node confirmed the mes
  * empties it of what it delivered, conditionally on the revision it read. Delivery is at least
  * once: a crash before the outbox is emptied means it is delivered again, by the next writer of
  * the process or by the supervisor's sweep, and the deterministic ids make the repeat a no-op
- * (BullMQ drops a job whose id exists; the history skips an `_id` it has).
+ * (BullMQ drops a job whose id exists; the history skips an `_id` it has). Where Redis has replicas
+ * (a cluster), "delivered" also means a replica confirmed the sends ({@link Outbox.replicaCheck}):
+ * an acknowledged send can vanish with its master in a failover, and the outbox would have forgotten it.
  *
  * The history (when due) and the messages go out side by side, so a delivery costs about two
  * round trips (both, then the clear) instead of one per entry; messages to one queue still leave
