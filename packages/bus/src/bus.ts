@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { Cluster } from 'ioredis';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { QUEUE_NAME_PATTERN, QueueNames, SCHEMA_VERSION, queueKeyPrefix, queuePrefixProblem, replyQueueClosedKey, type DeadLetterEntry } from '@sas/contracts';
@@ -9,6 +10,7 @@ import { logClusterNodeLoss } from './cluster-node-log';
 import { Consumer } from './consumer';
 import { CONSUMER_STALL_PREFIX, watchConsumer } from './consumer-watch';
 import { QueueCache } from './queue-cache';
+import { ReplicaWait, type ReplicaConfirmation } from './replica-wait';
 import { RedisHeartbeat } from './redis-heartbeat';
 import { handleBullErrorsForLife } from './lifelong-errors';
 import { describeRedisTarget } from './redis-target-description';
@@ -36,7 +38,16 @@ export interface BusOptions {
   liveness?: Partial<RedisLivenessSettings>;
   /** Where stalls are reported (shared with the store's watch, for `/readyz`). @default a board of its own */
   stalls?: StallBoard;
+  /**
+   * Redis Cluster only: how long {@link Bus.replicaCheck} waits for a replica to confirm a
+   * delivery's sends (`WAIT 1 <ms>`). Below the connection's command bound, so the socket is not
+   * dropped while the server holds the command. @default 1000, or half the command bound when that is less
+   */
+  replicaAckTimeoutMs?: number;
 }
+
+/** @see BusOptions.replicaAckTimeoutMs */
+const DEFAULT_REPLICA_ACK_TIMEOUT_MS = 1_000;
 
 /** Silence of a connection after which it counts as stalled. */
 const DEFAULT_STALL_MS = 3_000;
@@ -61,6 +72,7 @@ export class Bus implements DeadLetterSink {
   private readonly heartbeats: RedisHeartbeat[] = [];
   private readonly liveness: RedisLivenessSettings;
   private readonly stalls: StallBoard;
+  private readonly replicaWait: ReplicaWait | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: BusOptions) {
@@ -68,8 +80,14 @@ export class Bus implements DeadLetterSink {
     if (prefixProblem) throw new Error(prefixProblem);
     this.liveness = { ...DEFAULT_REDIS_LIVENESS, stallMs: DEFAULT_STALL_MS, ...options.liveness };
     this.stalls = options.stalls ?? new StallBoard(options.logger, options.clock);
+    const replicaAckTimeoutMs = options.replicaAckTimeoutMs ?? Math.min(DEFAULT_REPLICA_ACK_TIMEOUT_MS, this.liveness.commandTimeoutMs / 2);
+    if (!(replicaAckTimeoutMs > 0 && replicaAckTimeoutMs < this.liveness.commandTimeoutMs)) {
+      throw new Error(`replicaAckTimeoutMs must be above 0 and below the command bound of ${this.liveness.commandTimeoutMs} ms (got ${replicaAckTimeoutMs})`);
+    }
     this.producer = createRedisConnection(options.redisUrl, redisLivenessOptions('commands', this.liveness));
     this.sendTimeoutMs = options.sendTimeoutMs ?? 5_000;
+    // Only a cluster has replicas the bus can know of; one Redis gets no WAIT at all.
+    this.replicaWait = this.producer instanceof Cluster ? new ReplicaWait(this.producer, replicaAckTimeoutMs) : undefined;
     this.queues = new QueueCache(options.queueCacheSize ?? 256, (name) => {
       const queue = new Queue(name, { connection: this.producer, prefix: queueKeyPrefix(options.prefix, name) });
       // Its start waits on the producer; closed before that ends (a shutdown during start-up), it fails then.
@@ -131,6 +149,16 @@ export class Bus implements DeadLetterSink {
       this.sendTimeoutMs,
       queue,
     );
+  }
+
+  /**
+   * Called before sends to `queues` that must survive a Redis Cluster failover (an outbox's status
+   * events): afterwards, `confirmed()` waits until a replica of each master written to holds them
+   * (see {@link ReplicaWait}), false when none did within `replicaAckTimeoutMs`. Undefined with one
+   * Redis, or where the masters have no replica: their acknowledgement is all there is to have.
+   */
+  replicaCheck(queues: readonly string[]): ReplicaConfirmation | undefined {
+    return this.replicaWait?.begin(queues.map((queue) => `${queueKeyPrefix(this.options.prefix, queue)}:${queue}:id`));
   }
 
   /**
@@ -214,6 +242,7 @@ export class Bus implements DeadLetterSink {
   close(): Promise<void> {
     this.closing ??= (async () => {
       for (const heartbeat of this.heartbeats) heartbeat.stop();
+      this.replicaWait?.close();
       await Promise.allSettled(this.consumers.map((c) => c.close()));
       await this.queues.closeAll();
       // QUIT waits for a connection that is not up (Redis away): such a one is dropped instead.

@@ -16,3 +16,4 @@ export * from './dead-letter-sink';
 export * from './bus-metrics';
 export * from './prom-bus-metrics';
 export * from './send-options';
+export * from './replica-wait';

@@ -154,4 +154,59 @@ describe('OutboxDelivery', () => {
     expect(await new OutboxDelivery(store, failing, pino({ level: 'silent' })).deliver(doc)).toBe(false);
     expect((await store.get('p-1'))?.outbox).toHaveLength(2);
   });
+
+  describe('where the messages must also reach a replica (Redis Cluster)', () => {
+    /** An outbox whose replicas confirm or not, recording when each check was taken and asked. */
+    function replicated(confirms: boolean): Outbox & { events: string[] } {
+      const events: string[] = [];
+      return {
+        events,
+        send: async (_queue, _message, options) => void events.push(`send ${options?.jobId ?? '?'}`),
+        replicaCheck: (queues) => {
+          events.push(`check ${queues.join(',')}`);
+          return { confirmed: async () => (events.push('confirmed?'), confirms) };
+        },
+      };
+    }
+
+    it('takes the check before the sends, asks it after them, and clears once a replica confirmed', async () => {
+      const store = new InMemoryProcessStore();
+      const doc = await owedProcess(store, [message('p-1.1.0', 'app.status'), message('p-1.1.1', QueueNames.alerts), message('p-1.1.2', 'app.status')]);
+      const outbox = replicated(true);
+
+      expect(await new OutboxDelivery(store, outbox, pino({ level: 'silent' })).deliver(doc)).toBe(true);
+      expect(outbox.events).toEqual([`check app.status,${QueueNames.alerts}`, 'send p-1.1.0', 'send p-1.1.1', 'send p-1.1.2', 'confirmed?']);
+      expect(await store.get('p-1')).toMatchObject({ outbox: [], outboxSince: null });
+    });
+
+    it('keeps the outbox owed when no replica confirmed the sends, though every send was acknowledged', async () => {
+      const store = new InMemoryProcessStore();
+      const doc = await owedProcess(store, [message('p-1.1.0', 'app.status')]);
+
+      expect(await new OutboxDelivery(store, replicated(false), pino({ level: 'silent' })).deliver(doc)).toBe(false);
+      expect((await store.get('p-1'))?.outbox).toHaveLength(1);
+    });
+
+    it("reports the submission's early sends as not sent when no replica confirmed them, so its next commit keeps them owed", async () => {
+      const store = new InMemoryProcessStore();
+      const doc = await owedProcess(store, [message('p-1.1.0', 'app.status')]);
+
+      expect(await new OutboxDelivery(store, replicated(false), pino({ level: 'silent' })).sendMessages(doc)).toBe(false);
+      expect(await new OutboxDelivery(store, replicated(true), pino({ level: 'silent' })).sendMessages(doc)).toBe(true);
+    });
+
+    it('asks for no check when the outbox owes only history', async () => {
+      const store = new InMemoryProcessStore();
+      const history: OutboxEntry = {
+        kind: 'history',
+        id: 'p-1.1.h',
+        entry: { processId: 'p-1', orderId: 'o-1', who: 'scheduler-1', at: new Date(T0), from: 'Pending', to: 'Processing', why: 'claimed', attempt: 1, step: null, deleteTime: new Date(T0) },
+      };
+      const doc = { ...(await owedProcess(store, [history])), deleteTime: new Date(T0) };
+      const outbox = replicated(false);
+
+      expect(await new OutboxDelivery(store, outbox, pino({ level: 'silent' })).deliver(doc)).toBe(true);
+      expect(outbox.events).toEqual([]);
+    });
+  });
 });

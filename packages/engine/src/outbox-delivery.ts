@@ -2,17 +2,21 @@ import type { OutboxEntry, ProcessDocument } from '@sas/contracts';
 import { ensureError } from '@sas/runtime';
 import type { HistoryRecord, OwedOutbox, ProcessStore } from '@sas/store';
 import type { Logger } from 'pino';
-import type { Outbox } from './outbox';
+import type { Outbox, ReplicaCheck } from './outbox';
 import { outboxAfterDelivery } from './outbox-due';
 
 type OwedMessage = Extract<OutboxEntry, { kind: 'message' }>;
+
+const NOT_REPLICATED = 'sent, but no replica of the Redis node confirmed the messages in time, so a failover could still lose them';
 
 /**
  * Delivers a process's outbox (status events, alerts, and once it finished its history) and then
  * empties it of what it delivered, conditionally on the revision it read. Delivery is at least
  * once: a crash before the outbox is emptied means it is delivered again, by the next writer of
  * the process or by the supervisor's sweep, and the deterministic ids make the repeat a no-op
- * (BullMQ drops a job whose id exists; the history skips an `_id` it has).
+ * (BullMQ drops a job whose id exists; the history skips an `_id` it has). Where Redis has replicas
+ * (a cluster), "delivered" also means a replica confirmed the sends ({@link Outbox.replicaCheck}):
+ * an acknowledged send can vanish with its master in a failover, and the outbox would have forgotten it.
  *
  * The history (when due) and the messages go out side by side, so a delivery costs about two
  * round trips (both, then the clear) instead of one per entry; messages to one queue still leave
@@ -39,10 +43,14 @@ export class OutboxDelivery {
       const finished = doc.deleteTime !== null;
       const history = finished ? owed.flatMap((e) => (e.kind === 'history' ? [{ ...e.entry, _id: e.id }] : [])) : [];
       const messages = owed.filter((e): e is OwedMessage => e.kind === 'message');
+      const replicas = this.replicaCheck(messages);
       // allSettled: the clear must not start while a send of this delivery may still be running.
       const outcomes = await Promise.allSettled([this.record(doc, history, options.redelivery ?? false), ...this.sendInOrder(messages)]);
       const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
       if (failed) throw failed.reason;
+      // A send the master acknowledged but no replica holds yet would vanish in a failover, after
+      // the clear below had forgotten it: the outbox is emptied only once a replica confirmed it.
+      if (replicas && !(await replicas.confirmed())) throw new Error(NOT_REPLICATED);
       await this.store.clearOutbox(doc._id, doc.revision, outboxAfterDelivery(owed, doc.deleteTime));
       return true;
     } catch (e) {
@@ -63,11 +71,19 @@ export class OutboxDelivery {
    */
   async sendMessages(doc: ProcessDocument): Promise<boolean> {
     const messages = (doc.outbox ?? []).filter((e): e is OwedMessage => e.kind === 'message');
+    const replicas = this.replicaCheck(messages);
     const outcomes = await Promise.allSettled(this.sendInOrder(messages));
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-    if (!failed) return true;
-    this.logger.error({ err: ensureError(failed.reason), processId: doc._id, owed: messages.length }, 'status events not sent yet; they stay in the process and will be delivered again');
+    // Confirmed by a replica as in `deliver`: the caller's next commit is the clear.
+    const reason = failed ? ensureError(failed.reason) : replicas && !(await replicas.confirmed()) ? new Error(NOT_REPLICATED) : undefined;
+    if (reason === undefined) return true;
+    this.logger.error({ err: reason, processId: doc._id, owed: messages.length }, 'status events not sent yet; they stay in the process and will be delivered again');
     return false;
+  }
+
+  /** Taken before the sends, so that the check can tell whether the connection they used changed under them. */
+  private replicaCheck(messages: readonly OwedMessage[]): ReplicaCheck | undefined {
+    return messages.length > 0 ? this.outbox.replicaCheck?.([...new Set(messages.map((m) => m.queue))]) : undefined;
   }
 
   private async record(doc: OwedOutbox | ProcessDocument, history: HistoryRecord[], redelivery: boolean): Promise<void> {

@@ -33,6 +33,15 @@ export interface MasterFailover {
   killedPort: number;
   /** The port of its replica that now serves its slots. */
   promotedPort: number;
+  /**
+   * Replication offsets around the kill, to tell whether writes the master had taken were lost with
+   * it: `masterOffsetAtKill` is the master's `master_repl_offset` read just before the kill (a lower
+   * bound of what it had taken), `promotedFromOffset` the offset the replica had reached when it was
+   * promoted (its `second_repl_offset` minus 1). A positive `lostBytes` (their difference) means
+   * the replica took over without writes the master had already applied, and may have acknowledged.
+   * Undefined where a node did not answer.
+   */
+  replication: { masterOffsetAtKill?: number; promotedFromOffset?: number; lostBytes?: number };
 }
 
 /** A private Redis Cluster started by {@link startRedisCluster}. */
@@ -173,6 +182,7 @@ class LocalRedisCluster implements RedisCluster {
     const replicasOfVictim = before.filter((n) => n.role === 'replica' && n.masterId === victim?.id && !n.failing);
     if (replicasOfVictim.length === 0) throw new Error(`killMaster(${index}): master ${killedPort} has no replica in sync to take over`);
     const node = this.nodes.find((n) => n.port === killedPort);
+    const masterOffsetAtKill = infoField(await rawRedisCommand(killedPort, 'INFO replication', 2000), 'master_repl_offset');
     await node?.kill('SIGKILL');
     this.killed.add(killedPort);
     this.log('Redis: cluster master killed (kill -9)', { port: killedPort });
@@ -183,8 +193,12 @@ class LocalRedisCluster implements RedisCluster {
       if (!promoted || !(await this.everyLiveNodeOk())) return undefined;
       return promoted.port;
     });
-    this.log('Redis: cluster failover done', { killedPort, promotedPort });
-    return { killedPort, promotedPort };
+    const second = infoField(await rawRedisCommand(promotedPort, 'INFO replication', 2000), 'second_repl_offset');
+    const promotedFromOffset = second !== undefined && second > 0 ? second - 1 : undefined;
+    const lostBytes = masterOffsetAtKill !== undefined && promotedFromOffset !== undefined ? masterOffsetAtKill - promotedFromOffset : undefined;
+    const replication = { ...(masterOffsetAtKill !== undefined ? { masterOffsetAtKill } : {}), ...(promotedFromOffset !== undefined ? { promotedFromOffset } : {}), ...(lostBytes !== undefined ? { lostBytes } : {}) };
+    this.log('Redis: cluster failover done', { killedPort, promotedPort, ...replication });
+    return { killedPort, promotedPort, replication };
   }
 
   async stop(): Promise<void> {
@@ -244,6 +258,12 @@ class LocalRedisCluster implements RedisCluster {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
+}
+
+/** A numeric field of an `INFO` reply (`name:value` lines), or undefined. */
+function infoField(info: string | undefined, name: string): number | undefined {
+  const match = info?.match(new RegExp(`^${name}:(-?\\d+)`, 'm'));
+  return match ? Number(match[1]) : undefined;
 }
 
 /** `count` free ports, all different (the OS may hand out a port again once it was closed). */

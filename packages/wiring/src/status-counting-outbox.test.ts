@@ -26,4 +26,15 @@ describe('the outbox that counts status events', () => {
       await probe.close();
     }
   });
+
+  it("passes the inner outbox's replica check on, so a cluster's deliveries still wait for a replica", async () => {
+    const check = { confirmed: () => Promise.resolve(true) };
+    const asked: string[][] = [];
+    const inner = { send: () => Promise.resolve(), replicaCheck: (queues: readonly string[]) => (asked.push([...queues]), check) };
+    const outbox = new StatusCountingOutbox(inner, createMetricsRegistry());
+
+    expect(outbox.replicaCheck(['app.status'])).toBe(check);
+    expect(asked).toEqual([['app.status']]);
+    expect(new StatusCountingOutbox(new RecordingOutbox(), createMetricsRegistry()).replicaCheck(['app.status'])).toBeUndefined();
+  });
 });

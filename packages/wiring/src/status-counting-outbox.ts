@@ -1,5 +1,5 @@
 import { StatusEvent } from '@sas/contracts';
-import type { Outbox, OutboxSendOptions } from '@sas/engine';
+import type { Outbox, OutboxSendOptions, ReplicaCheck } from '@sas/engine';
 import { Counter, type Registry } from 'prom-client';
 
 /**
@@ -21,6 +21,11 @@ export class StatusCountingOutbox implements Outbox {
       labelNames: ['status'],
       registers: [registry],
     });
+  }
+
+  /** The inner outbox's own check: a wrapper that dropped it would take a cluster's replica wait away (docs/deployment.md#failover). */
+  replicaCheck(queues: readonly string[]): ReplicaCheck | undefined {
+    return this.inner.replicaCheck?.(queues);
   }
 
   async send(queue: string, message: unknown, options?: OutboxSendOptions): Promise<void> {
