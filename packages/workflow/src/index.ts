@@ -21,7 +21,7 @@ export * from './workflow-issues';
 export * from './define-workflow';
 export * from './order-fulfilment';
 export * from './process-input';
-export { liveAgentsOf, type LiveAgents } from './expiry-reason';
+export { liveAgentsOf, type LiveAgent, type LiveAgents } from './expiry-reason';
 export * from './action';
 export * from './transition-context';
 export * from './transition-result';

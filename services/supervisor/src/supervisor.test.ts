@@ -35,7 +35,7 @@ describe('Supervisor recovering an expired process', () => {
     const reads: Date[] = [];
     const supervisor = h.supervisor('supervisor-a', undefined, async (now) => {
       reads.push(now);
-      return { payment: ['charge', 'refund'] };
+      return { payment: { operations: ['charge', 'refund'], servesOtherOperations: false } };
     });
     expect(await supervisor.sweep()).toMatchObject({ recovered: 1 });
     const doc = await h.doc();
