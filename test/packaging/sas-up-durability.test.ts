@@ -8,6 +8,7 @@ import { MongoClient } from 'mongodb';
 import { kindOf, repeatedEffects, unundoneEffects } from '../support/ledger-checks';
 import { type LocalRegistry, applicationEnv, startLocalRegistry } from '../support/local-registry';
 import { WORKSPACE_ROOT, run } from '../support/pack-workspace';
+import { processAlive } from '../stack/process-alive';
 import type { LedgerEffect } from '../support/system-fixture';
 import { tripBookingForTest, tripUndoPairs } from '../support/trip-workflows';
 
@@ -108,6 +109,11 @@ async function tripsInFlight(batch: string): Promise<string[]> {
   return ids;
 }
 
+/** Every order submitted so far ends Processed, Compensated or Canceled, on whichever sas up runs now. */
+async function allOrdersFinish(): Promise<void> {
+  await until(`all ${orders.length} orders finished`, async () => (await processes(orders)).filter((p) => FINISHED.includes(p.state)).length === orders.length, 180_000);
+}
+
 /** kill -9 of the child sas up recorded as `name`, then its console line saying it is back. */
 async function killAndSeeRestart(name: string): Promise<void> {
   const pid = recorded().get(name);
@@ -194,11 +200,7 @@ describe('sas up, installed from a registry, with its state in a data folder', (
     expect(up.lines.map((l) => l.text).join('\n')).toMatch(/state in .*data \(resuming what is kept there\)/);
     await setLatency(0);
     // Every order the first sas up took is still there, and finishes.
-    await until(
-      `all ${orders.length} orders finished`,
-      async () => (await processes(orders)).filter((p) => FINISHED.includes(p.state)).length === orders.length,
-      180_000,
-    );
+    await allOrdersFinish();
   }, 400_000);
 
   it('stops what a sas up killed alone left running, before the next one on the folder starts its own, and resumes', async () => {
@@ -207,17 +209,13 @@ describe('sas up, installed from a registry, with its state in a data folder', (
     const children = [...recorded().values()];
     // Only sas up dies: its processes, each in a process group of its own, run on.
     await (up as ManagedProcess).kill('SIGKILL');
-    expect(children.filter(alive)).toEqual(children);
+    expect(children.filter(processAlive)).toEqual(children);
     up = await upAndRunning('sas-up-3');
     const output = up.lines.map((l) => l.text).join('\n');
     expect(output).toContain(`sas up: ${children.length} processes of an earlier sas up on this folder are still running (it was killed without stopping them): stopping them first ...`);
-    expect(children.filter(alive)).toEqual([]);
+    expect(children.filter(processAlive)).toEqual([]);
     await setLatency(0);
-    await until(
-      `all ${orders.length} orders finished`,
-      async () => (await processes(orders)).filter((p) => FINISHED.includes(p.state)).length === orders.length,
-      180_000,
-    );
+    await allOrdersFinish();
   }, 400_000);
 
   it('leaves no effect doubled and none un-undone: every Processed trip booked and charged once, every undone one undone', async () => {
@@ -247,16 +245,6 @@ describe('sas up, installed from a registry, with its state in a data folder', (
     expect(upProc.lines.map((l) => l.text).join('\n')).toContain('sas up: stopped. State kept in');
   }, 60_000);
 });
-
-/** Whether `pid` runs: a killed orphan may stay a zombie until something reaps it. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 /** Every line of the service logs in the data folder. */
 function readdirLogs(): string[] {

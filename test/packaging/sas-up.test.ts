@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { SasClient } from '@sas/client';
 import { ManagedProcess, pingRedis, resolveMongo, startRedis } from '@sas/stack';
 import { WORKSPACE_ROOT, run } from '../support/pack-workspace';
+import { processAlive } from '../stack/process-alive';
 
 /**
  * `sas up`'s promises beyond the happy path (test/packaging/registry.test.ts runs that one from a
@@ -22,15 +23,6 @@ function sasUp(name: string, args: string[]): ManagedProcess {
   const proc = new ManagedProcess({ name, command: process.execPath, args: [SAS, 'up', '--log-dir', join(dir, name), '--data-dir', join(dir, `${name}-data`), ...args], cwd: dir, logFile: join(dir, `${name}.log`), ownProcessGroup: true });
   started.push(proc);
   return proc;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** `pid args` of every process below `pid`: what sas up started (services, redis-server, the embedded MongoDB). */
@@ -197,7 +189,7 @@ describe('sas up', () => {
     const exit = await up.whenExited();
     expect(up.lines.map((l) => l.text).join('\n')).toContain('sas up: SIGINT again: killing every process now (SIGKILL).');
     expect(exit?.code).toBe(0);
-    expect(before.filter((p) => alive(Number(p.split(' ')[0])))).toEqual([]);
+    expect(before.filter((p) => processAlive(Number(p.split(' ')[0])))).toEqual([]);
   }, 120_000);
 
   it('restarts a service that dies, and stops everything with exit 1 when it keeps dying (a crash loop)', async () => {
@@ -216,7 +208,7 @@ describe('sas up', () => {
     expect(up.lines.map((l) => l.text).join('\n')).toMatch(/!! core-1 died \(killed by SIGKILL\)\. Its last lines:[\s\S]*!! restarting core-1 in 1 s \(restart 1\); the other services keep running/);
     // The others ran on: the dashboard is the same process.
     const dashboard = before.find((p) => p.includes('/dashboard/'));
-    expect(dashboard !== undefined && alive(Number(dashboard.split(' ')[0]))).toBe(true);
+    expect(dashboard !== undefined && processAlive(Number(dashboard.split(' ')[0]))).toBe(true);
     // From now on the core cannot start (its workflows file is gone): each restart dies, until sas up calls it a crash loop.
     rmSync(workflows);
     const restarted = servicesOf(up.pid ?? -1).find((p) => p.includes('/up/core-main.js'));
@@ -226,7 +218,7 @@ describe('sas up', () => {
     expect(exit?.code).toBe(1);
     expect(output).toMatch(/!! core-1 died 5 times within 60 s: a crash loop, which a restart will not mend\. sas up stops every service/);
     // Every other service, the private Redis and the embedded MongoDB are gone with it.
-    const left = before.filter((p) => alive(Number(p.split(' ')[0])));
+    const left = before.filter((p) => processAlive(Number(p.split(' ')[0])));
     expect(left).toEqual([]);
   }, 240_000);
 });
