@@ -68,9 +68,13 @@ async function remoteGet<T>(path: string): Promise<T> {
   return (await res.json()) as T;
 }
 
+/** The first trip of each batch is refused by the hotel: its flight booking must be undone, so the undo checks below are not vacuous. */
+const REFUSED_BY_HOTEL = ['core-1', 'agent-1', 'mongo-1', 'redis-1', 'all-1', 'orphaned-1'];
+
 async function setLatency(ms: number): Promise<void> {
   for (const service of AGENTS) {
-    const res = await fetch(`${remoteUrl}/admin/faults/${service}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ latencyMs: ms }) });
+    const faults = { latencyMs: ms, ...(service === 'hotel' && { permanentFailOrders: REFUSED_BY_HOTEL }) };
+    const res = await fetch(`${remoteUrl}/admin/faults/${service}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
     if (!res.ok) throw new Error(`remote-sim faults: ${res.status}`);
   }
 }
@@ -101,7 +105,8 @@ async function tripsInFlight(batch: string): Promise<string[]> {
   try {
     await client.submitAll(ids.map((id, i) => ({ orderId: id, workflow: 'trip-booking', payload: { traveller: `t-${id}`, dayTrip: i === 3, amount: 1000 + i } })));
     await until(`a process for each of ${ids.join(', ')}`, async () => (await processes(ids)).length === ids.length, 30_000);
-    for (const [i, id] of ids.entries()) expect((await client.signal(id, 'confirm', { express: i % 2 === 0 }, { timeoutMs: 30_000 })).ok).toBe(true);
+    // A trip the hotel refuses never reaches its signal step: it is not confirmed.
+    for (const [i, id] of ids.entries()) if (!REFUSED_BY_HOTEL.includes(id)) expect((await client.signal(id, 'confirm', { express: i % 2 === 0 }, { timeoutMs: 30_000 })).ok).toBe(true);
   } finally {
     await client.close();
   }
@@ -225,6 +230,9 @@ describe('sas up, installed from a registry, with its state in a data folder', (
     const undoOf = tripUndoPairs(workflow);
     expect(repeatedEffects(ledger)).toEqual([]);
     const undone = docs.filter((d) => d.state !== 'Processed').map((d) => d.orderId);
+    // Every trip the hotel refused is undone, its flight booking with it (a trip it never reached is Processed).
+    expect(undone).toEqual(expect.arrayContaining(REFUSED_BY_HOTEL));
+    expect(ledger.filter((e) => REFUSED_BY_HOTEL.includes(e.orderId) && kindOf(e) === 'flight.cancel').length).toBe(REFUSED_BY_HOTEL.length);
     expect(unundoneEffects(ledger, undone, undoOf)).toEqual([]);
     const processed = docs.filter((d) => d.state === 'Processed');
     const missing = processed.flatMap((d) => {
